@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
+import cors from '@fastify/cors';
+import sensible from '@fastify/sensible';
+import { TypeBoxValidatorCompiler, registerAjvFormats, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { splitList, type Config } from './config.ts';
+import { ErrorSchema } from './schemas.ts';
+import { noopVerifier } from './identity/noop.ts';
+import { oidcVerifier, wellKnownProviders, type OidcProvider } from './identity/oidc.ts';
+import type { IdentityVerifier } from './identity/verifier.ts';
+import errorsPlugin from './plugins/errors.ts';
+import dbPlugin from './plugins/db.ts';
+import notificationsPlugin from './plugins/notifications.ts';
+import authPlugin from './plugins/auth.ts';
+import i18nPlugin from './plugins/i18n.ts';
+import docsPlugin from './plugins/docs.ts';
+import systemRoutes from './routes/system/index.ts';
+import authRoutes from './routes/auth/index.ts';
+import profileRoutes from './routes/profile/index.ts';
+import referenceRoutes from './routes/reference/index.ts';
+
+export const VERSION = '0.1.0';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const LOCAL_ORIGIN = /^http:\/\/(localhost|127\.0\.0\.1)(:\d{1,5})?$/;
+
+export interface AppOptions {
+  /** Replaces the verifier chosen by configuration (tests hand in an OIDC verifier for their own JWKS server). */
+  verifier?: IdentityVerifier;
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** Pino options shared by every process: secrets and tokens never reach the logs. */
+export function loggerOptions(level: string) {
+  return {
+    level,
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        '*.refresh_token',
+        '*.access_token',
+        '*.id_token',
+        '*.password',
+        '*.secret',
+      ],
+      censor: '[redacted]',
+    },
+  };
+}
+
+export function identityVerifier(config: Config): IdentityVerifier {
+  if (config.AUTH_VERIFIER === 'noop') return noopVerifier();
+  const providers: OidcProvider[] = splitList(config.OIDC_PROVIDERS).map((name) => {
+    switch (name) {
+      case 'google':
+        return wellKnownProviders.google(splitList(config.GOOGLE_CLIENT_IDS));
+      case 'firebase':
+        return wellKnownProviders.firebase(config.FIREBASE_PROJECT_ID);
+      case 'apple':
+        return wellKnownProviders.apple(splitList(config.APPLE_CLIENT_IDS));
+      default:
+        return {
+          name: 'custom',
+          issuers: [config.OIDC_ISSUER],
+          audiences: splitList(config.OIDC_AUDIENCE),
+          jwksUrl: config.OIDC_JWKS_URL,
+        };
+    }
+  });
+  return oidcVerifier(providers);
+}
+
+/** Builds the API without listening: main.ts listens, tests inject. */
+export async function buildApp(config: Config, options: AppOptions = {}) {
+  registerAjvFormats();
+  const app = Fastify({
+    logger: options.logger ?? loggerOptions(config.LOG_LEVEL),
+    genReqId: (req) => {
+      const sent = req.headers['x-request-id'];
+      return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();
+    },
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    bodyLimit: 1024 * 1024,
+    // Long model calls answer within this; proxies should allow as much.
+    connectionTimeout: 0,
+    requestTimeout: 120_000,
+    routerOptions: { maxParamLength: 500 },
+    ajv: { customOptions: { removeAdditional: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.addSchema(ErrorSchema);
+
+  await app.register(errorsPlugin);
+  await app.register(sensible);
+  const extraOrigins = new Set(splitList(config.CORS_ORIGINS));
+  await app.register(cors, {
+    origin: (origin, cb) => cb(null, !origin ? false : LOCAL_ORIGIN.test(origin) || extraOrigins.has(origin)),
+    methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Accept-Language', 'Cache-Control', 'X-Request-Id', 'Idempotency-Key', 'Last-Event-ID'],
+    exposedHeaders: ['X-Request-Id', 'Content-Language', 'Retry-After'],
+    maxAge: 600,
+  });
+  await app.register(docsPlugin);
+  await app.register(dbPlugin, { url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
+  await app.register(notificationsPlugin);
+  await app.register(authPlugin, { secret: config.JWT_SECRET });
+  await app.register(i18nPlugin);
+
+  await app.register(systemRoutes, { version: VERSION });
+  await app.register(authRoutes, { verifier: options.verifier ?? identityVerifier(config) });
+  await app.register(profileRoutes);
+  await app.register(referenceRoutes);
+  return app;
+}
+
+export type App = Awaited<ReturnType<typeof buildApp>>;

@@ -1,0 +1,96 @@
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
+
+/** The development JWT secret: fine on a laptop, refused when NODE_ENV=production. */
+export const DEV_JWT_SECRET = 'development-only-secret-change-me-0000000000';
+
+export const ConfigSchema = Type.Object({
+  NODE_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], {
+    default: 'development',
+    description: 'production turns on the safety checks (real JWT secret, no noop verifier)',
+  }),
+  HOST: Type.String({ default: '0.0.0.0', description: 'address the API listens on' }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'API port' }),
+  DATABASE_URL: Type.String({ minLength: 1, description: 'PostgreSQL 18 connection string' }),
+  DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10, description: 'connections per API process' }),
+  LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info', description: 'pino log level' },
+  ),
+  JWT_SECRET: Type.String({
+    minLength: 32,
+    default: DEV_JWT_SECRET,
+    description: 'HS256 key for access tokens (at least 32 characters)',
+  }),
+  AUTH_VERIFIER: Type.Union([Type.Literal('oidc'), Type.Literal('noop')], {
+    default: 'noop',
+    description: 'how /auth/login checks id_token: oidc (real identity providers) or noop (local development only)',
+  }),
+  OIDC_PROVIDERS: Type.String({
+    default: '',
+    description: 'comma list of google, firebase, apple, custom: the identity providers whose tokens are accepted',
+  }),
+  GOOGLE_CLIENT_IDS: Type.String({ default: '', description: 'comma list of OAuth client ids accepted as aud' }),
+  FIREBASE_PROJECT_ID: Type.String({ default: '', description: 'Firebase project id (aud and issuer suffix)' }),
+  APPLE_CLIENT_IDS: Type.String({ default: '', description: 'comma list of Apple bundle / service ids accepted as aud' }),
+  OIDC_ISSUER: Type.String({ default: '', description: 'custom provider: issuer (iss)' }),
+  OIDC_AUDIENCE: Type.String({ default: '', description: 'custom provider: comma list of accepted audiences' }),
+  OIDC_JWKS_URL: Type.String({ default: '', description: 'custom provider: JWKS URL' }),
+  CORS_ORIGINS: Type.String({
+    default: '',
+    description: 'comma list of extra allowed origins; http://localhost:* and http://127.0.0.1:* are always allowed',
+  }),
+});
+
+export type Config = Static<typeof ConfigSchema>;
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.problems = problems;
+  }
+}
+
+const list = (value: string) =>
+  value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
+
+export { list as splitList };
+
+/**
+ * Reads the configuration from environment variables: defaults applied, numbers converted, every wrong variable named
+ * with what it should be, and the production rules enforced.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const known = Object.keys(ConfigSchema.properties);
+  const input = Object.fromEntries(known.filter((k) => env[k] !== undefined && env[k] !== '').map((k) => [k, env[k]]));
+  const value = Value.Default(ConfigSchema, Value.Convert(ConfigSchema, input));
+  const problems = Value.Errors(ConfigSchema, value).map((e) => {
+    const key = e.instancePath.replace(/^\//, '') || Object.values(e.params).flat().join(', ');
+    const description = (ConfigSchema.properties as Record<string, { description?: string }>)[key]?.description;
+    return `${key}: ${e.message}${description ? ` (${description})` : ''}`;
+  });
+  if (problems.length === 0) {
+    const config = value as Config;
+    if (config.NODE_ENV === 'production') {
+      if (config.JWT_SECRET === DEV_JWT_SECRET) problems.push('JWT_SECRET: set a real secret in production');
+      if (config.AUTH_VERIFIER === 'noop') problems.push('AUTH_VERIFIER: noop is for local development only');
+    }
+    if (config.AUTH_VERIFIER === 'oidc') {
+      const providers = list(config.OIDC_PROVIDERS);
+      if (providers.length === 0) problems.push('OIDC_PROVIDERS: name at least one provider for the oidc verifier');
+      for (const p of providers) {
+        if (!['google', 'firebase', 'apple', 'custom'].includes(p)) problems.push(`OIDC_PROVIDERS: unknown provider ${p}`);
+      }
+      if (providers.includes('google') && !config.GOOGLE_CLIENT_IDS) problems.push('GOOGLE_CLIENT_IDS: required for google');
+      if (providers.includes('firebase') && !config.FIREBASE_PROJECT_ID)
+        problems.push('FIREBASE_PROJECT_ID: required for firebase');
+      if (providers.includes('apple') && !config.APPLE_CLIENT_IDS) problems.push('APPLE_CLIENT_IDS: required for apple');
+      if (providers.includes('custom') && !(config.OIDC_ISSUER && config.OIDC_AUDIENCE && config.OIDC_JWKS_URL))
+        problems.push('OIDC_ISSUER, OIDC_AUDIENCE, OIDC_JWKS_URL: all required for custom');
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return value as Config;
+}

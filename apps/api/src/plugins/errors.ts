@@ -1,0 +1,67 @@
+import fp from 'fastify-plugin';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { errorBody, HttpError } from '../errors.ts';
+
+/** Fastify's own error codes that are the client's fault, mapped to our stable codes. */
+const CLIENT_ERROR_CODES: Record<string, string> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_request',
+  FST_ERR_CTP_INVALID_TYPE: 'bad_request',
+  FST_ERR_VALIDATION: 'validation_failed',
+};
+
+function snakeCase(code: string) {
+  return code
+    .replace(/^FST_(ERR_)?/, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_');
+}
+
+/**
+ * One error shape everywhere: validation, unknown routes, auth, thrown HttpErrors, and panics (500 `internal_error`,
+ * message never echoed; the process keeps serving).
+ */
+export default fp(
+  async (app: FastifyInstance) => {
+    app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
+      if (error instanceof HttpError) {
+        return reply
+          .status(error.statusCode)
+          .send(errorBody(error.statusCode, error.code, error.message, request.id, error.details));
+      }
+      const fe = error as FastifyError;
+      if (fe.validation) {
+        const details = fe.validation.map((v) => ({
+          path: `${fe.validationContext ?? ''}${v.instancePath ?? ''}`,
+          message: v.message ?? 'is invalid',
+        }));
+        const first = details[0];
+        const message = first ? `${first.path}: ${first.message}` : 'Invalid request';
+        return reply.status(400).send(errorBody(400, 'validation_failed', message, request.id, details));
+      }
+      const status = fe.statusCode ?? 500;
+      if (status >= 400 && status < 500) {
+        const code = (fe.code && CLIENT_ERROR_CODES[fe.code]) ?? (fe.code ? snakeCase(fe.code) : 'bad_request');
+        return reply.status(status).send(errorBody(status, code, fe.message, request.id));
+      }
+      request.log.error({ err: error }, 'request failed');
+      const code = status === 503 ? 'service_unavailable' : 'internal_error';
+      const message = status === 503 ? 'A dependency is unavailable, try again shortly' : 'Internal server error';
+      return reply.status(status >= 500 ? status : 500).send(errorBody(status >= 500 ? status : 500, code, message, request.id));
+    });
+
+    app.setNotFoundHandler((request, reply) => {
+      reply
+        .status(404)
+        .send(errorBody(404, 'route_not_found', `Route ${request.method} ${request.url.split('?')[0]} not found`, request.id));
+    });
+
+    app.addHook('onRequest', async (request, reply) => {
+      reply.header('x-request-id', request.id);
+    });
+  },
+  { name: 'errors' },
+);

@@ -1,0 +1,92 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { addYears, energyProfile, todayUtc } from '@nutrition/domain';
+import { profileRepository, type ProfileRow } from '@nutrition/db/repositories';
+import { errors } from '../../schemas.ts';
+import { notFound, validationFailed } from '../../errors.ts';
+import { Profile, ProfileUpdate } from './schemas.ts';
+
+const DEFAULT_MEALS_PER_DAY = 3;
+
+function present(row: ProfileRow, today: string) {
+  const derived = energyProfile(
+    {
+      sex: row.sex,
+      weightKg: row.weight_kg,
+      heightCm: row.height_cm,
+      dateOfBirth: row.date_of_birth,
+      activityLevel: row.activity_level,
+      goal: row.goal,
+    },
+    today,
+  );
+  return {
+    ...row,
+    age: derived.age,
+    preferences: {
+      language: row.preferences.language ?? null,
+      cuisines: row.preferences.cuisines ?? [],
+      excluded_tags: row.preferences.excluded_tags ?? [],
+      meals_per_day: row.preferences.meals_per_day ?? DEFAULT_MEALS_PER_DAY,
+    },
+    bmr: derived.bmr,
+    calorie_target: derived.calorie_target,
+    macro_targets: derived.macro_targets,
+  };
+}
+
+const profile: FastifyPluginAsyncTypebox = async (app) => {
+  const profiles = profileRepository(app.sql);
+  app.addHook('onRequest', app.authenticate);
+
+  app.get(
+    '/profile',
+    { schema: { tags: ['profile'], summary: 'The user profile with derived energy targets', response: { 200: Profile, ...errors(401, 404) } } },
+    async (request) => {
+      const row = await profiles.get(request.user.id);
+      if (!row) throw notFound('Profile');
+      return present(row, todayUtc());
+    },
+  );
+
+  app.put(
+    '/profile',
+    {
+      schema: {
+        tags: ['profile'],
+        summary: 'Partial update of the profile, applied atomically',
+        body: ProfileUpdate,
+        response: { 200: Profile, ...errors(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      const today = todayUtc();
+      if (body.date_of_birth) {
+        if (body.date_of_birth > addYears(today, -10) || body.date_of_birth < addYears(today, -120)) {
+          throw validationFailed('/body/date_of_birth', 'must be between 10 and 120 years before today');
+        }
+      }
+      if (body.name !== undefined && body.name !== null && body.name.trim().length === 0) {
+        throw validationFailed('/body/name', 'must not be blank');
+      }
+      const prefs = body.preferences;
+      if (prefs?.language !== undefined && !app.languages.byCode.has(prefs.language)) {
+        throw validationFailed('/body/preferences/language', `unsupported language ${prefs.language}`);
+      }
+      for (const [field, table] of [['cuisines', 'cuisines'], ['excluded_tags', 'tags']] as const) {
+        const unknown = await profiles.unknownCodes(table, prefs?.[field] ?? []);
+        if (unknown.length > 0) throw validationFailed(`/body/preferences/${field}`, `unknown codes: ${unknown.join(', ')}`);
+      }
+      const { preferences, ...fields } = body;
+      const row = await profiles.update(request.user.id, {
+        ...fields,
+        ...(fields.name ? { name: fields.name.trim() } : {}),
+        ...(preferences ? { preferences } : {}),
+      });
+      if (!row) throw notFound('Profile');
+      return present(row, today);
+    },
+  );
+};
+
+export default profile;

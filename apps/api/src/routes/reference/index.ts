@@ -1,0 +1,53 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { referenceRepository, type ReferenceList } from '@nutrition/db/repositories';
+import { errors } from '../../schemas.ts';
+
+const Language = Type.Object({
+  code: Type.String(),
+  native_name: Type.String(),
+  english_name: Type.String(),
+  sort_order: Type.Integer(),
+});
+const Named = Type.Object({ code: Type.String(), name: Type.String({ description: 'in the request language' }) });
+const Unit = Type.Object({
+  code: Type.String(),
+  name: Type.String({ description: 'in the request language' }),
+  short: Type.String({ description: 'abbreviation in the request language' }),
+});
+
+/** Small, unpaginated reference lists (plain arrays), names in the request language. */
+const reference: FastifyPluginAsyncTypebox = async (app) => {
+  const repo = referenceRepository(app.sql);
+
+  app.get(
+    '/languages',
+    { schema: { tags: ['reference'], summary: 'Active languages', security: [], response: { 200: Type.Array(Language) } } },
+    async () => app.languages.list.map(({ search_config: _, ...l }) => l),
+  );
+
+  app.get(
+    '/units',
+    {
+      onRequest: app.authenticate,
+      schema: { tags: ['reference'], summary: 'Units of measure', response: { 200: Type.Array(Unit), ...errors(401) } },
+    },
+    async (request) => repo.list('units', request.language),
+  );
+
+  const publicLists: [string, ReferenceList, string][] = [
+    ['/cuisines', 'cuisines', 'Cuisines'],
+    ['/tags', 'tags', 'Dish tags (diets, allergens, occasions)'],
+    ['/dish-categories', 'dish_categories', 'Dish categories'],
+    ['/product-categories', 'product_categories', 'Product categories, in shop order'],
+  ];
+  for (const [path, list, summary] of publicLists) {
+    app.get(
+      path,
+      { schema: { tags: ['reference'], summary, security: [], response: { 200: Type.Array(Named) } } },
+      async (request) => repo.list(list, request.language),
+    );
+  }
+};
+
+export default reference;

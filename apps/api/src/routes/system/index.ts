@@ -1,0 +1,44 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+
+const Health = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('error')]),
+  db: Type.Union([Type.Literal('ok'), Type.Literal('down')]),
+  version: Type.String(),
+});
+
+/** Liveness plus a real database round trip (bounded, so a hung database cannot hang the probe). */
+const system: FastifyPluginAsyncTypebox<{ version: string }> = async (app, opts) => {
+  app.get(
+    '/health',
+    {
+      schema: {
+        tags: ['system'],
+        summary: 'Service and database health',
+        security: [],
+        response: { 200: Health, 503: Health },
+      },
+    },
+    async (_request, reply) => {
+      const db = await databaseAnswers(app.sql);
+      return reply.status(db ? 200 : 503).send({ status: db ? 'ok' : 'error', db: db ? 'ok' : 'down', version: opts.version });
+    },
+  );
+};
+
+export async function databaseAnswers(sql: import('@nutrition/db').Sql, timeoutMs = 2000): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('database timeout')), timeoutMs);
+    });
+    await Promise.race([sql`SELECT 1`.execute(), timeout]);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export default system;

@@ -1,0 +1,34 @@
+import { Type, type TSchema } from 'typebox';
+
+/** The contract's error body, used as the response schema of every 4xx/5xx. */
+export const ErrorSchema = Type.Object(
+  {
+    statusCode: Type.Integer(),
+    error: Type.String(),
+    code: Type.String({ description: 'stable machine-readable snake_case code' }),
+    message: Type.String(),
+    request_id: Type.String(),
+    details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+  },
+  { $id: 'Error' },
+);
+
+/** Response schemas for the error statuses a route can answer. */
+export function errors(...statuses: number[]) {
+  return Object.fromEntries(statuses.map((s) => [s, Type.Ref('Error')])) as Record<number, TSchema>;
+}
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const DateString = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
+export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' });
+export const Uuid = Type.String({ format: 'uuid' });
+export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
+
+export const MealType = Type.Enum(['breakfast', 'second_breakfast', 'lunch', 'afternoon_snack', 'dinner', 'snack']);
+
+export const Limit = Type.Integer({ minimum: 1, maximum: 100, default: 20 });
+export const Cursor = Type.String({ minLength: 1, maxLength: 200 });
+
+export const Page = <T extends TSchema>(item: T) =>
+  Type.Object({ items: Type.Array(item), next_cursor: Nullable(Type.String()) });

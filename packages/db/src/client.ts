@@ -1,0 +1,35 @@
+import { drizzle } from 'drizzle-orm/postgres-js';
+import postgres from 'postgres';
+import * as schema from './schema/index.ts';
+
+export interface DatabaseOptions {
+  /** Connections in the pool. */
+  max?: number;
+  /** Name shown in pg_stat_activity, so an operator can tell the API from the workers. */
+  applicationName?: string;
+  onnotice?: (notice: postgres.Notice) => void;
+}
+
+/**
+ * One postgres.js pool and the Drizzle instance on top of it. `date` values stay `YYYY-MM-DD` strings and `numeric`
+ * values become numbers, so raw SQL and Drizzle queries hand back the same shapes the API sends.
+ */
+export function createDatabase(url: string, options: DatabaseOptions = {}) {
+  const sql = postgres(url, {
+    max: options.max ?? 10,
+    connection: { application_name: options.applicationName ?? 'nutrition' },
+    onnotice: options.onnotice ?? (() => {}),
+    types: {
+      date: { to: 1082, from: [1082], serialize: (x: string) => x, parse: (x: string) => x },
+      numeric: { to: 1700, from: [1700], serialize: (x: number) => String(x), parse: (x: string) => Number(x) },
+    },
+  });
+  const db = drizzle(sql, { schema, casing: 'snake_case' });
+  return { sql, db, close: () => sql.end({ timeout: 5 }) };
+}
+
+export type Database = ReturnType<typeof createDatabase>;
+export type Sql = Database['sql'];
+/** A pool or a transaction: repository methods take either, so the caller owns the transaction boundary. */
+export type Queryable = Sql | postgres.TransactionSql<Sql extends postgres.Sql<infer T> ? T : never>;
+export type Db = Database['db'];

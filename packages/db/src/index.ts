@@ -1,0 +1,6 @@
+export { createDatabase, type Database, type Db, type Sql } from './client.ts';
+export { migrate, migrationsFolder } from './migrate.ts';
+export { seed } from './seed/index.ts';
+export { startEmbeddedPostgres, freePort, type EmbeddedServer } from './embedded.ts';
+export { openDatabaseTarget, LOCAL_DATA_DIR } from './local.ts';
+export * as schema from './schema/index.ts';

@@ -1,0 +1,15 @@
+import { fileURLToPath } from 'node:url';
+import { migrate as runMigrations } from 'drizzle-orm/postgres-js/migrator';
+import { createDatabase } from './client.ts';
+
+export const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));
+
+/** Applies the drizzle/ migrations not yet applied; running it again changes nothing. */
+export async function migrate(url: string): Promise<void> {
+  const { db, close } = createDatabase(url, { max: 1, applicationName: 'nutrition-migrate' });
+  try {
+    await runMigrations(db, { migrationsFolder });
+  } finally {
+    await close();
+  }
+}

@@ -1,0 +1,3 @@
+export * from './sessions.ts';
+export * from './profiles.ts';
+export * from './reference.ts';

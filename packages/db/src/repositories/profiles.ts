@@ -1,0 +1,58 @@
+import type { Sql } from '../client.ts';
+import type { Preferences } from '../schema/users.ts';
+
+export interface ProfileRow {
+  id: string;
+  email: string | null;
+  name: string | null;
+  date_of_birth: string | null;
+  sex: 'male' | 'female' | null;
+  height_cm: number | null;
+  weight_kg: number | null;
+  activity_level: 'sedentary' | 'light' | 'moderate' | 'active' | 'very_active' | null;
+  goal: 'lose' | 'maintain' | 'gain' | null;
+  plan: 'free' | 'paid';
+  preferences: Preferences;
+}
+
+export type ProfilePatch = Partial<Omit<ProfileRow, 'id' | 'email' | 'plan' | 'preferences'>> & {
+  preferences?: Preferences;
+};
+
+const PROFILE_COLUMNS = ['name', 'date_of_birth', 'sex', 'height_cm', 'weight_kg', 'activity_level', 'goal'] as const;
+
+export function profileRepository(sql: Sql) {
+  const select = (db: Sql, userId: string) => db<ProfileRow[]>`
+    SELECT id, email, name, date_of_birth, sex, height_cm::float8 AS height_cm, weight_kg::float8 AS weight_kg,
+           activity_level, goal, plan, preferences
+    FROM users WHERE id = ${userId}`;
+
+  return {
+    async get(userId: string): Promise<ProfileRow | null> {
+      const [row] = await select(sql, userId);
+      return row ?? null;
+    },
+
+    /** Codes among `codes` that the reference table does not have. */
+    async unknownCodes(table: 'cuisines' | 'tags', codes: string[]): Promise<string[]> {
+      if (codes.length === 0) return [];
+      const known = await sql<{ code: string }[]>`SELECT code FROM ${sql(table)} WHERE code = ANY(${codes})`;
+      const found = new Set(known.map((k) => k.code));
+      return codes.filter((c) => !found.has(c));
+    },
+
+    /** Applies only the sent fields (preferences merged key by key) in one statement, and returns the new row. */
+    async update(userId: string, patch: ProfilePatch): Promise<ProfileRow | null> {
+      const columns = PROFILE_COLUMNS.filter((c) => patch[c] !== undefined);
+      const preferences = patch.preferences ?? {};
+      const [row] = await sql<{ id: string }[]>`
+        UPDATE users SET
+          ${columns.length > 0 ? sql`${sql(patch as Record<string, string | number | null>, ...columns)},` : sql``}
+          preferences = preferences || ${sql.json(preferences as Record<string, never>)},
+          updated_at = now()
+        WHERE id = ${userId}
+        RETURNING id`;
+      return row ? this.get(userId) : null;
+    },
+  };
+}

@@ -1,0 +1,224 @@
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { createdAt, decimal, id, oneOf, RECIPE_SOURCES, timestamptz } from './columns.ts';
+import { cuisines, dishCategories, languages, productCategories, tags, units } from './reference.ts';
+import { users } from './users.ts';
+
+export const products = pgTable(
+  'products',
+  {
+    id: id(),
+    /** Stable key of seeded products, so that re-seeding updates instead of duplicating. */
+    code: text().unique(),
+    canonicalName: text().notNull(),
+    /** Normalised GTIN: EAN-13 (UPC-A gets its leading zero) or EAN-8. */
+    barcode: text().unique(),
+    brand: text(),
+    categoryCode: text().references(() => productCategories.code),
+    caloriesPer100g: decimal('calories_per_100g'),
+    proteinPer100g: decimal('protein_per_100g'),
+    fatPer100g: decimal('fat_per_100g'),
+    carbsPer100g: decimal('carbs_per_100g'),
+    defaultUnitCode: text()
+      .notNull()
+      .default('g')
+      .references(() => units.code),
+    storageDays: integer(),
+    /** Grams per millilitre, for converting volume units. */
+    densityGPerMl: decimal(),
+    /** Grams of one piece. */
+    pieceG: decimal(),
+    /** Grams of other counted units: `{"clove": 5, "pack": 900}`. */
+    unitGrams: jsonb().$type<Record<string, number>>().notNull().default({}),
+    /** `seed`, `off` (Open Food Facts import), `ai` (named by a model) or `user`. */
+    source: text().notNull().default('seed'),
+    createdAt: createdAt(),
+    updatedAt: timestamptz().notNull().defaultNow(),
+  },
+  (t) => [
+    index('products_category_idx').on(t.categoryCode),
+    check('products_barcode_check', sql`${t.barcode} ~ '^([0-9]{8}|[0-9]{13})$'`),
+    check(
+      'products_nutrition_check',
+      sql`${t.caloriesPer100g} BETWEEN 0 AND 900 AND ${t.proteinPer100g} >= 0 AND ${t.fatPer100g} >= 0 AND ${t.carbsPer100g} >= 0`,
+    ),
+    check('products_storage_check', sql`${t.storageDays} > 0`),
+  ],
+);
+
+/** Names of a product in each language; the primary alias of a language is its display name there. */
+export const productAliases = pgTable(
+  'product_aliases',
+  {
+    id: id(),
+    productId: uuid()
+      .notNull()
+      .references(() => products.id, { onDelete: 'cascade' }),
+    languageCode: text().references(() => languages.code),
+    name: text().notNull(),
+    isPrimary: boolean().notNull().default(false),
+  },
+  (t) => [
+    uniqueIndex('product_aliases_unique_idx').on(t.productId, t.languageCode, t.name),
+    uniqueIndex('product_aliases_primary_idx')
+      .on(t.productId, t.languageCode)
+      .where(sql`${t.isPrimary}`),
+  ],
+);
+
+export const dishes = pgTable(
+  'dishes',
+  {
+    id: id(),
+    code: text().unique(),
+    categoryCode: text().references(() => dishCategories.code),
+    cuisineCode: text().references(() => cuisines.code),
+    imageUrl: text(),
+    /** Who made it: the catalog, a model (`ai`, `menu`, `stub`) or a user. */
+    source: text().notNull().default('catalog'),
+    createdBy: uuid().references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('dishes_category_idx').on(t.categoryCode),
+    index('dishes_cuisine_idx').on(t.cuisineCode),
+    check('dishes_source_check', oneOf('source', RECIPE_SOURCES)),
+  ],
+);
+
+export const dishTranslations = pgTable(
+  'dish_translations',
+  {
+    dishId: uuid()
+      .notNull()
+      .references(() => dishes.id, { onDelete: 'cascade' }),
+    languageCode: text()
+      .notNull()
+      .references(() => languages.code),
+    name: text().notNull(),
+    description: text(),
+  },
+  (t) => [primaryKey({ columns: [t.dishId, t.languageCode] })],
+);
+
+export const dishTags = pgTable(
+  'dish_tags',
+  {
+    dishId: uuid()
+      .notNull()
+      .references(() => dishes.id, { onDelete: 'cascade' }),
+    tagCode: text()
+      .notNull()
+      .references(() => tags.code),
+  },
+  (t) => [primaryKey({ columns: [t.dishId, t.tagCode] }), index('dish_tags_tag_idx').on(t.tagCode)],
+);
+
+export const recipes = pgTable(
+  'recipes',
+  {
+    id: id(),
+    dishId: uuid()
+      .notNull()
+      .references(() => dishes.id, { onDelete: 'cascade' }),
+    /** The recipe a dish opens with; exactly one per dish. */
+    isDefault: boolean().notNull().default(false),
+    source: text().notNull(),
+    servings: decimal().notNull().default(1),
+    prepMinutes: integer(),
+    cookMinutes: integer(),
+    caloriesPerServing: decimal(),
+    proteinPerServing: decimal(),
+    fatPerServing: decimal(),
+    carbsPerServing: decimal(),
+    imageUrl: text(),
+    createdBy: uuid().references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('recipes_dish_idx').on(t.dishId),
+    uniqueIndex('recipes_default_idx')
+      .on(t.dishId)
+      .where(sql`${t.isDefault}`),
+    check('recipes_source_check', oneOf('source', RECIPE_SOURCES)),
+    check('recipes_servings_check', sql`${t.servings} > 0`),
+  ],
+);
+
+export const recipeTranslations = pgTable(
+  'recipe_translations',
+  {
+    recipeId: uuid()
+      .notNull()
+      .references(() => recipes.id, { onDelete: 'cascade' }),
+    languageCode: text()
+      .notNull()
+      .references(() => languages.code),
+    notes: text(),
+  },
+  (t) => [primaryKey({ columns: [t.recipeId, t.languageCode] })],
+);
+
+export const recipeIngredients = pgTable(
+  'recipe_ingredients',
+  {
+    id: id(),
+    recipeId: uuid()
+      .notNull()
+      .references(() => recipes.id, { onDelete: 'cascade' }),
+    position: integer().notNull(),
+    /** Null when a model named an ingredient the catalog does not have; `name` keeps what it said. */
+    productId: uuid().references(() => products.id),
+    name: text(),
+    quantity: decimal().notNull(),
+    unitCode: text()
+      .notNull()
+      .references(() => units.code),
+    /** Per-language notes (`{"en": "finely chopped"}`); a missing language falls back to English. */
+    note: jsonb().$type<Record<string, string>>(),
+  },
+  (t) => [
+    uniqueIndex('recipe_ingredients_position_idx').on(t.recipeId, t.position),
+    index('recipe_ingredients_product_idx').on(t.productId),
+    check('recipe_ingredients_named_check', sql`${t.productId} IS NOT NULL OR ${t.name} IS NOT NULL`),
+    check('recipe_ingredients_quantity_check', sql`${t.quantity} > 0`),
+  ],
+);
+
+export const recipeSteps = pgTable(
+  'recipe_steps',
+  {
+    id: id(),
+    recipeId: uuid()
+      .notNull()
+      .references(() => recipes.id, { onDelete: 'cascade' }),
+    position: integer().notNull(),
+    durationMinutes: integer(),
+  },
+  (t) => [uniqueIndex('recipe_steps_position_idx').on(t.recipeId, t.position)],
+);
+
+export const recipeStepTranslations = pgTable(
+  'recipe_step_translations',
+  {
+    stepId: uuid()
+      .notNull()
+      .references(() => recipeSteps.id, { onDelete: 'cascade' }),
+    languageCode: text()
+      .notNull()
+      .references(() => languages.code),
+    text: text().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.stepId, t.languageCode] })],
+);

@@ -1,0 +1,23 @@
+import { sql } from 'drizzle-orm';
+import { customType, numeric, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+/** Identifier primary key made by PostgreSQL 18's native uuidv7(): time-ordered, so inserts stay index-friendly. */
+export const id = () => uuid().primaryKey().default(sql`uuidv7()`);
+
+/** Timestamps are stored with time zone and serialised as RFC 3339 in UTC. */
+export const timestamptz = () => timestamp({ withTimezone: true, mode: 'date' });
+
+export const createdAt = () => timestamptz().notNull().defaultNow();
+
+/** Nutrition and quantities: exact decimals in the database, numbers in TypeScript. */
+export const decimal = (name?: string) => (name ? numeric(name, { mode: 'number' }) : numeric({ mode: 'number' }));
+
+export const MEAL_TYPES = ['breakfast', 'second_breakfast', 'lunch', 'afternoon_snack', 'dinner', 'snack'] as const;
+export const JOB_STATUSES = ['queued', 'processing', 'done', 'failed'] as const;
+export const RECIPE_SOURCES = ['catalog', 'ai', 'menu', 'user', 'stub'] as const;
+
+/** `col IN ('a','b')` for a check constraint over a fixed list of codes. */
+export const oneOf = (column: string, values: readonly string[]) =>
+  sql.raw(`${column} IN (${values.map((v) => `'${v}'`).join(', ')})`);
+
+export const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' });

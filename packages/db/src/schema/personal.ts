@@ -1,0 +1,170 @@
+import { sql } from 'drizzle-orm';
+import { boolean, check, date, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, decimal, id, MEAL_TYPES, oneOf, timestamptz } from './columns.ts';
+import { dishes, products, recipes } from './catalog.ts';
+import { dishRecognitionJobs } from './recognition.ts';
+import { languages, productCategories, units } from './reference.ts';
+import { users } from './users.ts';
+
+const owner = () =>
+  uuid()
+    .notNull()
+    .references(() => users.id, { onDelete: 'cascade' });
+
+/** Pantry. `expires_at` is derived in SQL from added_at + storage_days and never stored. */
+export const userProducts = pgTable(
+  'user_products',
+  {
+    id: id(),
+    userId: owner(),
+    /** Null for the user's own item that the catalog does not know; `name` then says what it is. */
+    productId: uuid().references(() => products.id),
+    name: text(),
+    quantity: decimal().notNull(),
+    unitCode: text()
+      .notNull()
+      .references(() => units.code),
+    storageDays: integer().notNull(),
+    addedAt: timestamptz().notNull().defaultNow(),
+    createdAt: createdAt(),
+    updatedAt: timestamptz().notNull().defaultNow(),
+  },
+  (t) => [
+    index('user_products_user_idx').on(t.userId, t.addedAt),
+    check('user_products_named_check', sql`${t.productId} IS NOT NULL OR ${t.name} IS NOT NULL`),
+    check('user_products_quantity_check', sql`${t.quantity} > 0`),
+    check('user_products_storage_check', sql`${t.storageDays} > 0`),
+  ],
+);
+
+export const userSavedRecipes = pgTable(
+  'user_saved_recipes',
+  {
+    id: id(),
+    userId: owner(),
+    recipeId: uuid()
+      .notNull()
+      .references(() => recipes.id, { onDelete: 'cascade' }),
+    savedAt: timestamptz().notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('user_saved_recipes_unique_idx').on(t.userId, t.recipeId)],
+);
+
+export const menuPlans = pgTable(
+  'menu_plans',
+  {
+    id: id(),
+    userId: owner(),
+    weekStart: date({ mode: 'string' }).notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamptz().notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('menu_plans_week_idx').on(t.userId, t.weekStart),
+    check('menu_plans_monday_check', sql`extract(isodow FROM ${t.weekStart}) = 1`),
+  ],
+);
+
+export const menuItems = pgTable(
+  'menu_items',
+  {
+    id: id(),
+    menuPlanId: uuid()
+      .notNull()
+      .references(() => menuPlans.id, { onDelete: 'cascade' }),
+    date: date({ mode: 'string' }).notNull(),
+    mealType: text().notNull(),
+    dishId: uuid()
+      .notNull()
+      .references(() => dishes.id),
+    recipeId: uuid()
+      .notNull()
+      .references(() => recipes.id),
+    servings: decimal().notNull().default(1),
+  },
+  (t) => [
+    uniqueIndex('menu_items_slot_idx').on(t.menuPlanId, t.date, t.mealType),
+    check('menu_items_meal_type_check', oneOf('meal_type', MEAL_TYPES)),
+    check('menu_items_servings_check', sql`${t.servings} > 0`),
+  ],
+);
+
+export const shoppingLists = pgTable(
+  'shopping_lists',
+  {
+    id: id(),
+    userId: owner(),
+    weekStart: date({ mode: 'string' }).notNull(),
+    generatedAt: timestamptz(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('shopping_lists_week_idx').on(t.userId, t.weekStart)],
+);
+
+export const shoppingListItems = pgTable(
+  'shopping_list_items',
+  {
+    id: id(),
+    shoppingListId: uuid()
+      .notNull()
+      .references(() => shoppingLists.id, { onDelete: 'cascade' }),
+    productId: uuid().references(() => products.id),
+    name: text().notNull(),
+    quantity: decimal(),
+    unitCode: text().references(() => units.code),
+    categoryCode: text().references(() => productCategories.code),
+    checked: boolean().notNull().default(false),
+    /** Added by hand: kept when the list is regenerated. */
+    isManual: boolean().notNull().default(false),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('shopping_list_items_list_idx').on(t.shoppingListId),
+    check('shopping_list_items_quantity_check', sql`${t.quantity} > 0`),
+  ],
+);
+
+export const mealDiary = pgTable(
+  'meal_diary',
+  {
+    id: id(),
+    userId: owner(),
+    date: date({ mode: 'string' }).notNull(),
+    mealType: text().notNull(),
+    dishId: uuid().references(() => dishes.id),
+    recipeId: uuid().references(() => recipes.id),
+    productId: uuid().references(() => products.id),
+    portions: decimal(),
+    portionG: decimal(),
+    jobId: uuid().references(() => dishRecognitionJobs.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('meal_diary_user_date_idx').on(t.userId, t.date),
+    index('meal_diary_user_created_idx').on(t.userId, t.createdAt),
+    index('meal_diary_job_idx').on(t.jobId),
+    check('meal_diary_meal_type_check', oneOf('meal_type', MEAL_TYPES)),
+    check('meal_diary_one_item_check', sql`(${t.dishId} IS NULL) <> (${t.productId} IS NULL)`),
+    check('meal_diary_dish_recipe_check', sql`(${t.dishId} IS NULL) = (${t.recipeId} IS NULL)`),
+    check('meal_diary_product_grams_check', sql`${t.productId} IS NULL OR ${t.portionG} > 0`),
+    check('meal_diary_portions_check', sql`${t.portions} > 0`),
+  ],
+);
+
+/** Generated recommendations, cached per user, day, language and meal type. */
+export const recommendationSets = pgTable(
+  'recommendation_sets',
+  {
+    id: id(),
+    userId: owner(),
+    day: date({ mode: 'string' }).notNull(),
+    languageCode: text()
+      .notNull()
+      .references(() => languages.code),
+    /** Empty string when no meal type was asked for, so the unique index covers it. */
+    mealType: text().notNull().default(''),
+    items: jsonb().notNull(),
+    generatedAt: timestamptz().notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('recommendation_sets_key_idx').on(t.userId, t.day, t.languageCode, t.mealType)],
+);

@@ -1,0 +1,83 @@
+import { sql } from 'drizzle-orm';
+import { check, date, index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { bytea, createdAt, id, JOB_STATUSES, MEAL_TYPES, oneOf, timestamptz } from './columns.ts';
+import { users } from './users.ts';
+
+export interface JobError {
+  code: string;
+  message: string;
+}
+
+export interface ImageRef {
+  id: string;
+  content_type: string;
+  byte_size: number;
+}
+
+const jobColumns = () => ({
+  id: id(),
+  userId: uuid()
+    .notNull()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  status: text().notNull().default('queued'),
+  /** The user's plan when the job was submitted: paid jobs are taken first. */
+  plan: text().notNull().default('free'),
+  images: jsonb().$type<ImageRef[]>().notNull().default([]),
+  result: jsonb(),
+  error: jsonb().$type<JobError>(),
+  attempts: integer().notNull().default(0),
+  startedAt: timestamptz(),
+  finishedAt: timestamptz(),
+  createdAt: createdAt(),
+  updatedAt: timestamptz().notNull().defaultNow(),
+});
+
+export const dishRecognitionJobs = pgTable(
+  'dish_recognition_jobs',
+  {
+    ...jobColumns(),
+    targetDate: date({ mode: 'string' }),
+    targetMealType: text(),
+  },
+  (t) => [
+    index('dish_jobs_user_created_idx').on(t.userId, t.createdAt),
+    check('dish_jobs_status_check', oneOf('status', JOB_STATUSES)),
+    check('dish_jobs_plan_check', sql`${t.plan} IN ('free', 'paid')`),
+    check('dish_jobs_meal_type_check', oneOf('target_meal_type', MEAL_TYPES)),
+  ],
+);
+
+export const productRecognitionJobs = pgTable(
+  'product_recognition_jobs',
+  {
+    ...jobColumns(),
+    jobType: text().notNull(),
+  },
+  (t) => [
+    index('product_jobs_user_created_idx').on(t.userId, t.createdAt),
+    check('product_jobs_status_check', oneOf('status', JOB_STATUSES)),
+    check('product_jobs_plan_check', sql`${t.plan} IN ('free', 'paid')`),
+    check('product_jobs_type_check', sql`${t.jobType} IN ('receipt', 'products')`),
+  ],
+);
+
+/** Uploaded photos, kept in PostgreSQL with their job and purged after the retention period. */
+export const jobImages = pgTable(
+  'job_images',
+  {
+    id: id(),
+    dishJobId: uuid().references(() => dishRecognitionJobs.id, { onDelete: 'cascade' }),
+    productJobId: uuid().references(() => productRecognitionJobs.id, { onDelete: 'cascade' }),
+    position: integer().notNull().default(0),
+    contentType: text().notNull(),
+    byteSize: integer().notNull(),
+    data: bytea().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('job_images_dish_job_idx').on(t.dishJobId),
+    index('job_images_product_job_idx').on(t.productJobId),
+    index('job_images_created_idx').on(t.createdAt),
+    check('job_images_one_job_check', sql`(${t.dishJobId} IS NULL) <> (${t.productJobId} IS NULL)`),
+  ],
+);

@@ -1,0 +1,3 @@
+export * from './energy.ts';
+export * from './language.ts';
+export * from './dates.ts';
