@@ -13,6 +13,7 @@ export interface DatabaseOptions {
 /**
  * One postgres.js pool and the Drizzle instance on top of it. `date` values stay `YYYY-MM-DD` strings and `numeric`
  * values become numbers, so raw SQL and Drizzle queries hand back the same shapes the API sends.
+ * With custom types `sql.json()` loses its serializer: send JSON as text with a `::jsonb` cast instead.
  */
 export function createDatabase(url: string, options: DatabaseOptions = {}) {
   const sql = postgres(url, {
@@ -20,8 +21,8 @@ export function createDatabase(url: string, options: DatabaseOptions = {}) {
     connection: { application_name: options.applicationName ?? 'nutrition' },
     onnotice: options.onnotice ?? (() => {}),
     types: {
-      date: { to: 1082, from: [1082], serialize: (x: string) => x, parse: (x: string) => x },
-      numeric: { to: 1700, from: [1700], serialize: (x: number) => String(x), parse: (x: string) => Number(x) },
+      calendarDate: { to: 1082, from: [1082], serialize: (x: string) => x, parse: (x: string) => x },
+      decimal: { to: 1700, from: [1700], serialize: (x: number) => String(x), parse: (x: string) => Number(x) },
     },
   });
   const db = drizzle(sql, { schema, casing: 'snake_case' });

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import net from 'node:net';
@@ -38,6 +38,8 @@ export async function startEmbeddedPostgres(options: {
   const dataDir = resolve(options.dataDir);
   const port = options.port ?? (await freePort());
   await mkdir(join(dataDir, '..'), { recursive: true });
+  // As root the server runs as a separate postgres user, which must be able to reach the data directory.
+  if (process.getuid?.() === 0) await chmod(join(dataDir, '..'), 0o755);
   const log = options.log ?? (() => {});
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,

@@ -38,6 +38,10 @@ export default fp(
 
     app.addHook('preHandler', async (request, reply) => {
       let language = negotiateLanguage(request.headers['accept-language'], codes);
+      if (!language && !request.user?.id && request.headers.authorization) {
+        // A public route called with a token: the profile language still applies when the token is valid.
+        await request.jwtVerify().catch(() => undefined);
+      }
       if (!language && request.user?.id) {
         const [row] = await app.sql<{ language: string | null }[]>`
           SELECT preferences->>'language' AS language FROM users WHERE id = ${request.user.id}`;
@@ -47,5 +51,5 @@ export default fp(
       reply.header('content-language', request.language);
     });
   },
-  { name: 'i18n', dependencies: ['db'] },
+  { name: 'i18n', dependencies: ['db', 'auth'] },
 );

@@ -43,15 +43,17 @@ export function profileRepository(sql: Sql) {
 
     /** Applies only the sent fields (preferences merged key by key) in one statement, and returns the new row. */
     async update(userId: string, patch: ProfilePatch): Promise<ProfileRow | null> {
-      const columns = PROFILE_COLUMNS.filter((c) => patch[c] !== undefined);
-      const preferences = patch.preferences ?? {};
-      const [row] = await sql<{ id: string }[]>`
-        UPDATE users SET
-          ${columns.length > 0 ? sql`${sql(patch as Record<string, string | number | null>, ...columns)},` : sql``}
-          preferences = preferences || ${sql.json(preferences as Record<string, never>)},
-          updated_at = now()
-        WHERE id = ${userId}
-        RETURNING id`;
+      const fields: Record<string, string | number | null> = {};
+      for (const column of PROFILE_COLUMNS) if (patch[column] !== undefined) fields[column] = patch[column];
+      const preferences = JSON.stringify(patch.preferences ?? {});
+      // postgres.js needs the column object straight after SET, so an update without columns is its own statement.
+      const [row] = await (Object.keys(fields).length > 0
+        ? sql<{ id: string }[]>`
+            UPDATE users SET ${sql(fields)}, preferences = preferences || ${preferences}::jsonb, updated_at = now()
+            WHERE id = ${userId} RETURNING id`
+        : sql<{ id: string }[]>`
+            UPDATE users SET preferences = preferences || ${preferences}::jsonb, updated_at = now()
+            WHERE id = ${userId} RETURNING id`);
       return row ? this.get(userId) : null;
     },
   };

@@ -1,0 +1,36 @@
+import t from 'tap';
+import { ConfigError, DEV_JWT_SECRET, loadConfig } from '../src/config.ts';
+
+const base = { DATABASE_URL: 'postgres://localhost/x' };
+
+t.test('defaults and conversions', async (t) => {
+  const config = loadConfig(base);
+  t.match(config, { PORT: 3000, NODE_ENV: 'development', AUTH_VERIFIER: 'noop', JWT_SECRET: DEV_JWT_SECRET, DATABASE_POOL_SIZE: 10 });
+  t.equal(loadConfig({ ...base, PORT: '8080' }).PORT, 8080);
+});
+
+t.test('each wrong variable is named', async (t) => {
+  const err = t.throws(() => loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', JWT_SECRET: 'short' })) as ConfigError;
+  t.ok(err instanceof ConfigError);
+  const text = err.problems.join('\n');
+  for (const name of ['DATABASE_URL', 'PORT', 'LOG_LEVEL', 'JWT_SECRET']) t.match(text, name);
+});
+
+t.test('production refuses the development secret and the noop verifier', async (t) => {
+  const err = t.throws(() => loadConfig({ ...base, NODE_ENV: 'production' })) as ConfigError;
+  t.match(err.problems.join('\n'), /JWT_SECRET[\s\S]*AUTH_VERIFIER/);
+  t.throws(() => loadConfig({ ...base, NODE_ENV: 'production', JWT_SECRET: 'a'.repeat(40) }), /noop/);
+  t.ok(
+    loadConfig({
+      ...base,
+      NODE_ENV: 'production',
+      JWT_SECRET: 'a'.repeat(40),
+      AUTH_VERIFIER: 'oidc',
+      OIDC_PROVIDERS: 'google,apple',
+      GOOGLE_CLIENT_IDS: 'x.apps.googleusercontent.com',
+      APPLE_CLIENT_IDS: 'com.example.app',
+    }),
+  );
+  t.throws(() => loadConfig({ ...base, AUTH_VERIFIER: 'oidc', OIDC_PROVIDERS: 'firebase' }), /FIREBASE_PROJECT_ID/);
+  t.throws(() => loadConfig({ ...base, AUTH_VERIFIER: 'oidc', OIDC_PROVIDERS: 'myspace' }), /unknown provider/);
+});

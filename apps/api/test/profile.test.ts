@@ -1,0 +1,99 @@
+import t from 'tap';
+import { addYears, todayUtc } from '@nutrition/domain';
+import { as, assertError, buildTestApp, login } from './helpers.ts';
+
+t.test('a new profile has no targets until every input is known', async (t) => {
+  const { app } = await buildTestApp(t);
+  const session = await login(app, 'p1');
+  const res = await as(app, session)({ method: 'GET', url: '/profile' });
+  t.equal(res.statusCode, 200);
+  t.match(res.json(), {
+    id: session.user.id,
+    email: 'p1@dev.local',
+    name: null,
+    plan: 'free',
+    bmr: null,
+    calorie_target: null,
+    macro_targets: null,
+    preferences: { language: null, cuisines: [], excluded_tags: [], meals_per_day: 3 },
+  });
+});
+
+t.test('partial updates change only sent fields and compute the targets', async (t) => {
+  const { app } = await buildTestApp(t);
+  const put = as(app, await login(app, 'p2'));
+  const dob = addYears(todayUtc(), -30);
+  let res = await put({ method: 'PUT', url: '/profile', payload: { name: 'Anna', sex: 'female', height_cm: 165, weight_kg: 60 } });
+  t.equal(res.statusCode, 200);
+  t.match(res.json(), { name: 'Anna', height_cm: 165, weight_kg: 60, bmr: null, calorie_target: null });
+
+  res = await put({ method: 'PUT', url: '/profile', payload: { date_of_birth: dob, activity_level: 'light', goal: 'maintain' } });
+  // 10·60 + 6.25·165 − 5·30 − 161 = 1320.25; × 1.375 = 1815.3
+  t.match(res.json(), { name: 'Anna', age: 30, bmr: 1320.25, calorie_target: 1815 });
+  // 1815 × .25 / 4 = 113.4; × .30 / 9 = 60.5; × .45 / 4 = 204.2
+  t.same(res.json().macro_targets, { protein_g: 113, fat_g: 61, carbs_g: 204 });
+
+  res = await put({ method: 'PUT', url: '/profile', payload: { preferences: { language: 'ru', cuisines: ['russian', 'italian'] } } });
+  t.same(res.json().preferences, { language: 'ru', cuisines: ['russian', 'italian'], excluded_tags: [], meals_per_day: 3 });
+  res = await put({ method: 'PUT', url: '/profile', payload: { preferences: { meals_per_day: 5, excluded_tags: ['contains_pork'] } } });
+  t.same(res.json().preferences, { language: 'ru', cuisines: ['russian', 'italian'], excluded_tags: ['contains_pork'], meals_per_day: 5 }, 'preferences merge key by key');
+
+  res = await put({ method: 'PUT', url: '/profile', payload: { goal: null } });
+  t.match(res.json(), { goal: null, calorie_target: null, bmr: 1320.25 });
+  t.equal((await put({ method: 'PUT', url: '/profile', payload: {} })).json().name, 'Anna', 'an empty update changes nothing');
+});
+
+t.test('invalid input is 400 and changes nothing', async (t) => {
+  const { app } = await buildTestApp(t);
+  const put = as(app, await login(app, 'p3'));
+  await put({ method: 'PUT', url: '/profile', payload: { name: 'Before', height_cm: 180 } });
+  const today = todayUtc();
+  const cases: [string, unknown][] = [
+    ['height below 50', { height_cm: 49.9 }],
+    ['height above 272', { height_cm: 272.5 }],
+    ['weight below 20', { weight_kg: 19 }],
+    ['weight above 500', { weight_kg: 501 }],
+    ['too young', { date_of_birth: addYears(today, -9) }],
+    ['too old', { date_of_birth: addYears(today, -121) }],
+    ['impossible date', { date_of_birth: '1990-02-30' }],
+    ['not a date', { date_of_birth: '30.01.1990' }],
+    ['unknown sex', { sex: 'other' }],
+    ['unknown activity', { activity_level: 'extreme' }],
+    ['unknown goal', { goal: 'bulk' }],
+    ['empty name', { name: '' }],
+    ['blank name', { name: '   ' }],
+    ['long name', { name: 'x'.repeat(101) }],
+    ['unsupported language', { preferences: { language: 'xx' } }],
+    ['unknown cuisine', { preferences: { cuisines: ['martian'] } }],
+    ['unknown tag', { preferences: { excluded_tags: ['contains_kryptonite'] } }],
+    ['meals per day', { preferences: { meals_per_day: 7 } }],
+    ['unknown property', { height_cm: 170, favourite_colour: 'red' }],
+    ['read-only field', { calorie_target: 3000 }],
+    ['plan is read-only', { plan: 'paid' }],
+    ['valid field with an invalid one', { height_cm: 170, preferences: { language: 'xx' } }],
+    ['string for number', { height_cm: '170' }],
+  ];
+  for (const [name, payload] of cases) {
+    const res = await put({ method: 'PUT', url: '/profile', payload: payload as object });
+    assertError(t, res, 400, 'validation_failed');
+  }
+  const bad = await put({ method: 'PUT', url: '/profile', payload: '{"name":', headers: { 'content-type': 'application/json' } });
+  assertError(t, bad, 400, 'invalid_json');
+  const after = (await put({ method: 'GET', url: '/profile' })).json();
+  t.match(after, { name: 'Before', height_cm: 180, preferences: { language: null, cuisines: [] } });
+});
+
+t.test('boundaries are inclusive', async (t) => {
+  const { app } = await buildTestApp(t);
+  const put = as(app, await login(app, 'p4'));
+  const today = todayUtc();
+  for (const payload of [
+    { height_cm: 50, weight_kg: 20 },
+    { height_cm: 272, weight_kg: 500 },
+    { date_of_birth: addYears(today, -10) },
+    { date_of_birth: addYears(today, -120) },
+    { name: 'x'.repeat(100) },
+  ]) {
+    t.equal((await put({ method: 'PUT', url: '/profile', payload })).statusCode, 200, JSON.stringify(payload));
+  }
+});

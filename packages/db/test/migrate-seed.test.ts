@@ -1,0 +1,78 @@
+import t from 'tap';
+import postgres from 'postgres';
+import { createTestDatabase } from '../src/testing.ts';
+import { migrate } from '../src/migrate.ts';
+import { createDatabase } from '../src/client.ts';
+import { seed } from '../src/seed/index.ts';
+
+const LANGUAGES = ['en', 'ru', 'uk', 'de', 'fr', 'es', 'it', 'pt', 'pl', 'tr', 'zh', 'ja'];
+
+async function snapshot(sql: postgres.Sql) {
+  const [schema] = await sql`
+    SELECT md5(string_agg(table_name || '.' || column_name || ':' || data_type || ':' || coalesce(column_default, ''), ',' ORDER BY table_name, column_name)) AS columns,
+           (SELECT count(*)::int FROM pg_indexes WHERE schemaname = 'public') AS indexes,
+           (SELECT count(*)::int FROM pg_trigger WHERE NOT tgisinternal) AS triggers
+    FROM information_schema.columns WHERE table_schema = 'public'`;
+  const counts: Record<string, number> = {};
+  for (const table of ['languages', 'units', 'unit_translations', 'cuisines', 'cuisine_translations', 'tags', 'tag_translations',
+    'dish_categories', 'dish_category_translations', 'product_categories', 'product_category_translations']) {
+    const [row] = await sql`SELECT count(*)::int AS n FROM ${sql(table)}`;
+    counts[table] = row!.n;
+  }
+  return { schema, counts };
+}
+
+t.test('migrating and seeding again changes nothing', async (t) => {
+  const db = await createTestDatabase();
+  t.teardown(db.drop);
+  const sql = postgres(db.url, { max: 1, onnotice: () => {} });
+  t.teardown(() => sql.end());
+  const before = await snapshot(sql);
+  await migrate(db.url);
+  const database = createDatabase(db.url, { max: 1 });
+  await seed(database.sql);
+  await seed(database.sql);
+  await database.close();
+  t.same(await snapshot(sql), before);
+  t.ok(before.counts.units! >= 20, 'at least 20 units');
+});
+
+t.test('every identifier key defaults to uuidv7()', async (t) => {
+  const db = await createTestDatabase();
+  t.teardown(db.drop);
+  const sql = postgres(db.url, { max: 1, onnotice: () => {} });
+  t.teardown(() => sql.end());
+  const ids = await sql`
+    SELECT table_name, column_default FROM information_schema.columns
+    WHERE table_schema = 'public' AND column_name = 'id'`;
+  t.ok(ids.length >= 20);
+  for (const row of ids) t.equal(row.column_default, 'uuidv7()', row.table_name);
+});
+
+t.test('seeded names exist in all twelve languages and read as those languages', async (t) => {
+  const db = await createTestDatabase();
+  t.teardown(db.drop);
+  const sql = postgres(db.url, { max: 1, onnotice: () => {} });
+  t.teardown(() => sql.end());
+  for (const [table, key] of [
+    ['unit_translations', 'unit_code'],
+    ['cuisine_translations', 'cuisine_code'],
+    ['tag_translations', 'tag_code'],
+    ['dish_category_translations', 'category_code'],
+    ['product_category_translations', 'category_code'],
+  ] as const) {
+    const rows = await sql<{ code: string; langs: string[]; ru: string; uk: string; zh: string; ja: string }[]>`
+      SELECT ${sql(key)} AS code, array_agg(language_code ORDER BY language_code) AS langs,
+             max(name) FILTER (WHERE language_code = 'ru') AS ru, max(name) FILTER (WHERE language_code = 'uk') AS uk,
+             max(name) FILTER (WHERE language_code = 'zh') AS zh, max(name) FILTER (WHERE language_code = 'ja') AS ja
+      FROM ${sql(table)} GROUP BY 1`;
+    t.ok(rows.length > 0, table);
+    for (const r of rows) {
+      t.same(r.langs, [...LANGUAGES].sort(), `${table} ${r.code} has all languages`);
+      t.match(r.ru, /[а-яё]/i, `${table} ${r.code} ru is Cyrillic`);
+      t.match(r.uk, /[а-яіїєґ]/i, `${table} ${r.code} uk is Cyrillic`);
+      t.match(r.zh, /[\u3400-\u9fff]/, `${table} ${r.code} zh is Chinese`);
+      t.match(r.ja, /[\u3040-\u30ff\u3400-\u9fff]/, `${table} ${r.code} ja is Japanese`);
+    }
+  }
+});
