@@ -16,10 +16,24 @@ let exitCode = 1;
 try {
   await createTemplate(pg.url(), pg.url);
   const tap = spawn(process.execPath, [join(import.meta.dirname, '../node_modules/tap/dist/esm/run.mjs'), ...process.argv.slice(2)], {
-    stdio: 'inherit',
+    stdio: ['inherit', 'pipe', 'inherit'],
     env: { ...process.env, TEST_DATABASE_ADMIN_URL: pg.url() },
   });
+  // tap's closing line is `# { total: N, pass: N, fail: N }`; it is restated plainly for tools that read test counts.
+  let summary: { total: number; pass: number; fail: number } | undefined;
+  let pending = '';
+  tap.stdout.on('data', (chunk: Buffer) => {
+    process.stdout.write(chunk);
+    pending += chunk.toString();
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      const m = /^# \{ total: (\d+)(?:, pass: (\d+))?(?:, fail: (\d+))?/.exec(line);
+      if (m) summary = { total: Number(m[1]), pass: Number(m[2] ?? 0), fail: Number(m[3] ?? 0) };
+    }
+  });
   exitCode = await new Promise<number>((done) => tap.on('exit', (code, signal) => done(code ?? (signal ? 1 : 0))));
+  if (summary) console.log(`\n${summary.pass} passed, ${summary.total - summary.pass} failed`);
 } finally {
   await pg.stop();
   await rm(dir, { recursive: true, force: true });
