@@ -18,6 +18,7 @@ import systemRoutes from './routes/system/index.ts';
 import authRoutes from './routes/auth/index.ts';
 import profileRoutes from './routes/profile/index.ts';
 import referenceRoutes from './routes/reference/index.ts';
+import catalogRoutes from './routes/catalog/index.ts';
 
 export const VERSION = '0.1.0';
 
@@ -111,6 +112,7 @@ export async function buildApp(config: Config, options: AppOptions = {}) {
   await app.register(authRoutes, { verifier: options.verifier ?? identityVerifier(config) });
   await app.register(profileRoutes);
   await app.register(referenceRoutes);
+  await app.register(catalogRoutes);
   return app;
 }
 

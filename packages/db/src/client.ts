@@ -8,6 +8,8 @@ export interface DatabaseOptions {
   /** Name shown in pg_stat_activity, so an operator can tell the API from the workers. */
   applicationName?: string;
   onnotice?: (notice: postgres.Notice) => void;
+  /** Named prepared statements (default true); search turns them off so every run gets a custom plan. */
+  prepare?: boolean;
 }
 
 /**
@@ -18,6 +20,7 @@ export interface DatabaseOptions {
 export function createDatabase(url: string, options: DatabaseOptions = {}) {
   const sql = postgres(url, {
     max: options.max ?? 10,
+    prepare: options.prepare ?? true,
     connection: { application_name: options.applicationName ?? 'nutrition' },
     onnotice: options.onnotice ?? (() => {}),
     types: {

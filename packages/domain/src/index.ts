@@ -1,3 +1,5 @@
 export * from './energy.ts';
 export * from './language.ts';
 export * from './dates.ts';
+export * from './barcode.ts';
+export * from './nutrition.ts';

@@ -5,6 +5,8 @@ import { createDatabase, type Db, type Sql } from '@nutrition/db';
 declare module 'fastify' {
   interface FastifyInstance {
     sql: Sql;
+    /** Unprepared statements for search: a prepared LIKE or full-text query drifts to a generic plan after five runs. */
+    searchSql: Sql;
     db: Db;
   }
 }
@@ -13,10 +15,12 @@ declare module 'fastify' {
 export default fp(
   async (app: FastifyInstance, opts: { url: string; poolSize: number }) => {
     const database = createDatabase(opts.url, { max: opts.poolSize, applicationName: 'nutrition-api' });
+    const search = createDatabase(opts.url, { max: 4, prepare: false, applicationName: 'nutrition-api-search' });
     app.decorate('sql', database.sql);
+    app.decorate('searchSql', search.sql);
     app.decorate('db', database.db);
     app.addHook('onClose', async () => {
-      await database.close();
+      await Promise.all([database.close(), search.close()]);
     });
   },
   { name: 'db' },

@@ -1,3 +1,4 @@
 export * from './sessions.ts';
 export * from './profiles.ts';
 export * from './reference.ts';
+export * from './catalog.ts';

@@ -68,9 +68,15 @@ export const productAliases = pgTable(
     languageCode: text().references(() => languages.code),
     name: text().notNull(),
     isPrimary: boolean().notNull().default(false),
+    /** What search compares: the name in lower case. */
+    searchName: text().generatedAlwaysAs(sql`lower(name)`),
   },
   (t) => [
     uniqueIndex('product_aliases_unique_idx').on(t.productId, t.languageCode, t.name),
+    // Search: trigram (typos, substrings), text_pattern_ops (prefixes, exact names), simple full text (words).
+    index('product_aliases_trgm_idx').using('gin', t.searchName.op('gin_trgm_ops')),
+    index('product_aliases_prefix_idx').on(t.searchName.op('text_pattern_ops')),
+    index('product_aliases_fts_idx').using('gin', sql`to_tsvector('simple', ${t.name})`),
     uniqueIndex('product_aliases_primary_idx')
       .on(t.productId, t.languageCode)
       .where(sql`${t.isPrimary}`),
@@ -109,7 +115,10 @@ export const dishTranslations = pgTable(
     name: text().notNull(),
     description: text(),
   },
-  (t) => [primaryKey({ columns: [t.dishId, t.languageCode] })],
+  (t) => [
+    primaryKey({ columns: [t.dishId, t.languageCode] }),
+    index('dish_translations_trgm_idx').using('gin', sql`lower(${t.name}) gin_trgm_ops`),
+  ],
 );
 
 export const dishTags = pgTable(
@@ -221,4 +230,17 @@ export const recipeStepTranslations = pgTable(
     text: text().notNull(),
   },
   (t) => [primaryKey({ columns: [t.stepId, t.languageCode] })],
+);
+
+/**
+ * Every distinct word of the product names (3+ characters): a small table whose trigram index corrects typos in a
+ * query word before the full-text search, instead of running trigram similarity over a million names.
+ */
+export const searchWords = pgTable(
+  'search_words',
+  { word: text().primaryKey() },
+  (t) => [
+    index('search_words_trgm_idx').using('gin', t.word.op('gin_trgm_ops')),
+    index('search_words_prefix_idx').on(t.word.op('text_pattern_ops')),
+  ],
 );

@@ -1,7 +1,9 @@
 import type { Sql } from '../client.ts';
+import { seedCatalog } from './catalog.ts';
 import { seedReference } from './reference.ts';
 
-/** Seeds everything the service needs to start: reference data (and, once present, the catalog). Idempotent. */
+/** Seeds everything the service needs: reference data, then the catalog of products and dishes. Idempotent. */
 export async function seed(sql: Sql): Promise<void> {
   await seedReference(sql);
+  await seedCatalog(sql);
 }

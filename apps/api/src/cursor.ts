@@ -1,0 +1,20 @@
+import { badRequest } from './errors.ts';
+
+/** Opaque page cursors: base64url JSON, checked on the way back in (a tampered cursor is a 400, never a 500). */
+export function encodeCursor(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
+}
+
+export function decodeCursor<T>(cursor: string | undefined, valid: (value: unknown) => value is T): T | undefined {
+  if (cursor === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString());
+    if (valid(value)) return value;
+  } catch {
+    // falls through to the 400
+  }
+  throw badRequest('cursor is not one this API returned', 'invalid_cursor');
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const isUuid = (v: unknown): v is string => typeof v === 'string' && UUID.test(v);

@@ -1,0 +1,154 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { catalogRepository } from '@nutrition/db/repositories';
+import { normalizeBarcode } from '@nutrition/domain';
+import { errors, IdParams } from '../../schemas.ts';
+import { badRequest, notFound } from '../../errors.ts';
+import { decodeCursor, encodeCursor, isUuid } from '../../cursor.ts';
+import {
+  BarcodeParams,
+  Dish,
+  DishListQuery,
+  DishPage,
+  DishSearchQuery,
+  DishSearchResult,
+  Product,
+  ProductPage,
+  ProductSearchQuery,
+  Recipe,
+} from './schemas.ts';
+
+const DEFAULT_LIMIT = 20;
+const isKeyset = (v: unknown): v is { score: number; id: string } =>
+  typeof v === 'object' && v !== null && typeof (v as { score?: unknown }).score === 'number' && isUuid((v as { id?: unknown }).id);
+
+/** Dishes, recipes and products of the catalog, localised by Accept-Language. */
+const catalog: FastifyPluginAsyncTypebox = async (app) => {
+  const repo = catalogRepository(app.sql, app.searchSql);
+  app.addHook('onRequest', app.authenticate);
+
+  app.get(
+    '/dishes',
+    { schema: { tags: ['catalog'], summary: 'Catalog dishes, filtered', querystring: DishListQuery, response: { 200: DishPage, ...errors(400, 401) } } },
+    async (request) => {
+      const { limit = DEFAULT_LIMIT, cursor, ...filters } = request.query;
+      const after = decodeCursor(cursor, isUuid);
+      const rows = await repo.listDishes(filters, request.language, limit + 1, after);
+      const items = rows.slice(0, limit);
+      return { items, next_cursor: rows.length > limit ? encodeCursor(items.at(-1)!.id) : null };
+    },
+  );
+
+  app.get(
+    '/dishes/search',
+    {
+      schema: {
+        tags: ['catalog'],
+        summary: 'Hybrid search over dish names in every language (full text, prefixes, typos, substrings), best first',
+        querystring: DishSearchQuery,
+        response: { 200: DishSearchResult, ...errors(400, 401) },
+      },
+    },
+    async (request) => {
+      const q = request.query.q.trim();
+      if (!q) throw badRequest('q must not be blank', 'validation_failed');
+      return { items: await repo.searchDishes(q, request.language, request.query.limit ?? DEFAULT_LIMIT) };
+    },
+  );
+
+  app.get(
+    '/dishes/:id',
+    { schema: { tags: ['catalog'], summary: 'A dish with its recipes', params: IdParams, response: { 200: Dish, ...errors(400, 401, 404) } } },
+    async (request) => {
+      const dish = await repo.dishById(request.params.id, request.language);
+      if (!dish) throw notFound('Dish');
+      return dish;
+    },
+  );
+
+  app.get(
+    '/recipes/:id',
+    { schema: { tags: ['catalog'], summary: 'A full recipe', params: IdParams, response: { 200: Recipe, ...errors(400, 401, 404) } } },
+    async (request) => {
+      const recipe = await repo.recipeById(request.params.id, request.language);
+      if (!recipe) throw notFound('Recipe');
+      return recipe;
+    },
+  );
+
+  const productSearch = (ingredientsOnly: boolean) => async (request: { query: { q: string; limit?: number; cursor?: string; category?: string }; language: string }) => {
+    const q = request.query.q.trim();
+    if (!q) throw badRequest('q must not be blank', 'validation_failed');
+    const limit = request.query.limit ?? DEFAULT_LIMIT;
+    const rows = await repo.searchProducts({
+      q,
+      language: request.language,
+      limit: limit + 1,
+      after: decodeCursor(request.query.cursor, isKeyset),
+      category: request.query.category,
+      ingredientsOnly,
+    });
+    const items = rows.slice(0, limit);
+    const last = items.at(-1);
+    return { items, next_cursor: rows.length > limit && last ? encodeCursor({ score: last.score, id: last.id }) : null };
+  };
+
+  app.get(
+    '/products/search',
+    {
+      schema: {
+        tags: ['catalog'],
+        summary: 'Products by canonical name and aliases in every language, ranked by greatest(text rank, trigram similarity)',
+        description: 'Queries of 1-2 characters match names starting with them. The cursor is stable for the same query.',
+        querystring: ProductSearchQuery,
+        response: { 200: ProductPage, ...errors(400, 401) },
+      },
+    },
+    productSearch(false),
+  );
+
+  app.get(
+    '/ingredients/search',
+    {
+      schema: {
+        tags: ['catalog'],
+        summary: 'Products usable as recipe ingredients (curated, not bulk-imported packaged goods)',
+        querystring: ProductSearchQuery,
+        response: { 200: ProductPage, ...errors(400, 401) },
+      },
+    },
+    productSearch(true),
+  );
+
+  app.get(
+    '/products/barcode/:barcode',
+    {
+      schema: {
+        tags: ['catalog'],
+        summary: 'A product by EAN-13, UPC-A, EAN-8 or GTIN-14 barcode',
+        params: BarcodeParams,
+        response: { 200: Product, ...errors(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const { barcode } = request.params;
+      if (!/^\d{8,14}$/.test(barcode)) throw badRequest('barcode must be 8-14 digits', 'invalid_barcode');
+      const normalized = normalizeBarcode(barcode);
+      if (!normalized) throw badRequest('barcode check digit is wrong', 'invalid_barcode');
+      const product = await repo.productByBarcode(normalized, request.language);
+      if (!product) throw notFound('Product');
+      return product;
+    },
+  );
+
+  app.get(
+    '/products/:id',
+    { schema: { tags: ['catalog'], summary: 'One product', params: IdParams, response: { 200: Product, ...errors(400, 401, 404) } } },
+    async (request) => {
+      const product = await repo.productById(request.params.id, request.language);
+      if (!product) throw notFound('Product');
+      return product;
+    },
+  );
+};
+
+export default catalog;

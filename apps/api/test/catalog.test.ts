@@ -1,0 +1,194 @@
+import t from 'tap';
+import { as, assertError, buildTestApp, login } from './helpers.ts';
+import { gramsOf, recipePerServing } from '@nutrition/domain';
+
+t.test('catalog', async (t) => {
+  const { app, sql } = await buildTestApp(t);
+  const get = as(app, await login(app, 'catalog-user'));
+  const search = async (q: string, lang = 'en', path = '/dishes/search') => {
+    const res = await get({ method: 'GET', url: `${path}?q=${encodeURIComponent(q)}`, headers: { 'accept-language': lang } });
+    t.equal(res.statusCode, 200, `${path} ${q}`);
+    return res.json().items as { id: string; name: string; score: number }[];
+  };
+  const [borscht] = await sql`SELECT d.id FROM dishes d WHERE d.code = 'borscht'`;
+  const [omelette] = await sql`SELECT d.id FROM dishes d JOIN dish_translations t ON t.dish_id = d.id AND t.language_code = 'en' WHERE t.name ILIKE 'omelette%' LIMIT 1`;
+
+  t.test('seed size', async (t) => {
+    const [counts] = await sql<{ dishes: number; products: number; barcodes: number; recipes: number }[]>`
+      SELECT (SELECT count(*)::int FROM dishes) AS dishes, (SELECT count(*)::int FROM products) AS products,
+             (SELECT count(*)::int FROM products WHERE barcode IS NOT NULL) AS barcodes,
+             (SELECT count(DISTINCT dish_id)::int FROM recipes WHERE source = 'catalog') AS recipes`;
+    const { dishes, products, barcodes, recipes } = counts!;
+    t.ok(dishes >= 150, `${dishes} dishes`);
+    t.equal(recipes, dishes, 'every dish has a catalog recipe');
+    t.ok(products >= 500, `${products} products`);
+    t.ok(barcodes >= 250, `${barcodes} barcodes`);
+  });
+
+  t.test('dish search across languages, prefixes and typos', async (t) => {
+    t.equal((await search('borscht'))[0]?.id, borscht!.id, 'en exact');
+    t.equal((await search('borsh'))[0]?.id, borscht!.id, 'unfinished word');
+    t.equal((await search('борщ', 'ru'))[0]?.id, borscht!.id, 'ru');
+    t.equal((await search('борщу', 'uk'))[0]?.id, borscht!.id, 'uk inflected');
+    t.equal((await search('Borschtsch', 'de'))[0]?.id, borscht!.id, 'de');
+    const crossLanguage = await search('борщ', 'de');
+    t.equal(crossLanguage[0]?.id, borscht!.id, 'a Russian name found from a German client');
+    t.equal(crossLanguage[0]?.name, 'Borschtsch', 'and shown in German');
+    t.ok((await search('omlete')).some((d) => d.id === omelette!.id), 'typo omlete finds omelette');
+    t.ok((await search('pelmeni')).length > 0);
+  });
+
+  t.test('an exact name ranks above partial ones', async (t) => {
+    const items = await search('borscht');
+    t.ok(items.length >= 1);
+    t.ok(items.every((d, i) => i === 0 || d.score <= items[i - 1]!.score), 'best first');
+  });
+
+  t.test('hostile and invalid queries', async (t) => {
+    for (const q of ['%', '_', '\\', '%%%_', "'; DROP TABLE dishes; --", 'borscht%']) {
+      const dishes = await search(q);
+      t.ok(dishes.length <= 1, `"${q}" matches nothing or its literal text`);
+      await search(q, 'en', '/products/search');
+    }
+    const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM dishes`;
+    t.ok(row!.n >= 150, 'tables intact');
+    assertError(t, await get({ method: 'GET', url: '/dishes/search?q=' }), 400, 'validation_failed');
+    assertError(t, await get({ method: 'GET', url: '/dishes/search?q=%20%20' }), 400, 'validation_failed');
+    assertError(t, await get({ method: 'GET', url: `/products/search?q=${'a'.repeat(101)}` }), 400, 'validation_failed');
+    assertError(t, await get({ method: 'GET', url: '/products/search' }), 400, 'validation_failed');
+    assertError(t, await get({ method: 'GET', url: '/products/search?q=milk&cursor=garbage' }), 400, 'invalid_cursor');
+    assertError(t, await get({ method: 'GET', url: '/products/search?q=milk&limit=0' }), 400, 'validation_failed');
+  });
+
+  t.test('product search: words, prefixes, typos, 1-2 letters, four languages', async (t) => {
+    const names = async (q: string, lang = 'en') => (await search(q, lang, '/products/search')).map((p) => p.name.toLowerCase());
+    t.match((await names('buckwheat'))[0], /buckwheat/);
+    t.match((await names('buckw'))[0], /buckwheat/, 'prefix');
+    t.match((await names('bukwheat'))[0] ?? '', /buckwheat/, 'typo');
+    t.match((await names('гречка', 'ru')).join('|'), /греч/, 'ru');
+    t.match((await names('Buchweizen', 'de'))[0], /buchweizen/, 'de');
+    t.match((await names('гречана', 'uk'))[0] ?? '', /греч/, 'uk');
+    const short = await names('mi');
+    t.ok(short.length > 0 && short.every((n) => n.length > 0), '2 letters match name prefixes');
+    const exact = await search('milk', 'en', '/products/search');
+    t.ok(exact.length > 1);
+    t.ok(exact[0]!.score >= exact[1]!.score);
+  });
+
+  t.test('product search pages with a stable cursor', async (t) => {
+    const seen = new Set<string>();
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const res = await get({ method: 'GET', url: `/products/search?q=juice&limit=3${cursor ? `&cursor=${cursor}` : ''}` });
+      const body = res.json();
+      for (const item of body.items) {
+        t.notOk(seen.has(item.id), 'no product twice');
+        seen.add(item.id);
+      }
+      cursor = body.next_cursor;
+      pages++;
+    } while (cursor && pages < 20);
+    t.ok(pages > 1, `${pages} pages, ${seen.size} products`);
+  });
+
+  t.test('ingredients search leaves out bulk-imported products', async (t) => {
+    await sql`INSERT INTO products (canonical_name, source, barcode) VALUES ('Buckwheat crispbread imported', 'off', '4006381333931')`;
+    const [p] = await sql`SELECT id FROM products WHERE barcode = '4006381333931'`;
+    await sql`INSERT INTO product_aliases (product_id, language_code, name, is_primary) VALUES (${p!.id}, 'en', 'Buckwheat crispbread imported', true)`;
+    t.ok((await search('buckwheat crispbread', 'en', '/products/search')).some((x) => x.id === p!.id));
+    t.notOk((await search('buckwheat crispbread', 'en', '/ingredients/search')).some((x) => x.id === p!.id));
+  });
+
+  t.test('barcodes: validation, and UPC-A and EAN-13 find the same product', async (t) => {
+    const [seeded] = await sql`SELECT id, barcode FROM products WHERE length(barcode) = 13 LIMIT 1`;
+    t.equal((await get({ method: 'GET', url: `/products/barcode/${seeded!.barcode}` })).json().id, seeded!.id);
+    const [ean8] = await sql`SELECT id, barcode FROM products WHERE length(barcode) = 8 LIMIT 1`;
+    t.equal((await get({ method: 'GET', url: `/products/barcode/${ean8!.barcode}` })).json().id, ean8!.id, 'EAN-8');
+    await sql`INSERT INTO products (canonical_name, barcode) VALUES ('Peanut butter US', '0036000291452')`;
+    const upc = (await get({ method: 'GET', url: '/products/barcode/036000291452' })).json();
+    const ean = (await get({ method: 'GET', url: '/products/barcode/0036000291452' })).json();
+    t.equal(upc.canonical_name, 'Peanut butter US');
+    t.equal(upc.id, ean.id);
+    for (const bad of ['1234567', '123456789012345', 'abcdefgh', '4006381333932', '12345678%20']) {
+      assertError(t, await get({ method: 'GET', url: `/products/barcode/${bad}` }), 400, 'invalid_barcode');
+    }
+    assertError(t, await get({ method: 'GET', url: '/products/barcode/96385074' }), 404, 'not_found');
+  });
+
+  t.test('recipes are localised: dish name, unit names, steps with English fallback', async (t) => {
+    const dish = (await get({ method: 'GET', url: `/dishes/${borscht!.id}`, headers: { 'accept-language': 'ru' } })).json();
+    t.equal(dish.name, 'Борщ');
+    t.ok(dish.recipes.length >= 1);
+    const ru = (await get({ method: 'GET', url: `/recipes/${dish.default_recipe_id}`, headers: { 'accept-language': 'ru' } })).json();
+    t.equal(ru.name, 'Борщ');
+    t.equal(ru.source, 'catalog');
+    t.ok(ru.ingredients.length > 3);
+    t.ok(ru.ingredients.every((i: { unit: string; name: string }) => /[а-яё]/i.test(i.unit) && /[а-яё]/i.test(i.name)), 'units and products in Russian');
+    t.match(ru.steps[0], { position: 1, text: /[а-яё]/i });
+    const fr = (await get({ method: 'GET', url: `/recipes/${dish.default_recipe_id}`, headers: { 'accept-language': 'fr' } })).json();
+    t.equal(fr.name, 'Bortsch');
+    const en = (await get({ method: 'GET', url: `/recipes/${dish.default_recipe_id}`, headers: { 'accept-language': 'en' } })).json();
+    t.equal(fr.steps[0].text, en.steps[0].text, 'steps fall back to English');
+  });
+
+  t.test('stored per-serving nutrition is computed from the ingredients', async (t) => {
+    const recipes = await sql`SELECT id, servings::float8 AS servings, calories_per_serving::float8 AS kcal, protein_per_serving::float8 AS protein FROM recipes WHERE source = 'catalog' ORDER BY random() LIMIT 5`;
+    for (const r of recipes) {
+      const ings = await sql`
+        SELECT i.quantity::float8 AS quantity, u.code, u.kind, u.factor::float8 AS factor,
+               p.density_g_per_ml::float8 AS density, p.piece_g::float8 AS piece_g, p.unit_grams,
+               p.calories_per_100g::float8 AS calories, p.protein_per_100g::float8 AS protein,
+               p.fat_per_100g::float8 AS fat, p.carbs_per_100g::float8 AS carbs
+        FROM recipe_ingredients i JOIN units u ON u.code = i.unit_code JOIN products p ON p.id = i.product_id
+        WHERE i.recipe_id = ${r.id}`;
+      const expected = recipePerServing(
+        ings.map((i) => ({
+          grams: gramsOf(i.quantity, { code: i.code, kind: i.kind, factor: i.factor }, { densityGPerMl: i.density, pieceG: i.piece_g, unitGrams: i.unit_grams }),
+          per100g: { calories: i.calories, protein: i.protein, fat: i.fat, carbs: i.carbs },
+        })),
+        r.servings,
+      );
+      t.equal(r.kcal, expected.calories, `recipe ${r.id} kcal`);
+      t.equal(r.protein, expected.protein);
+      t.ok(r.kcal > 10 && r.kcal < 1500, `plausible ${r.kcal} kcal a serving`);
+    }
+  });
+
+  t.test('dish list filters and pages', async (t) => {
+    const soups = (await get({ method: 'GET', url: '/dishes?category=soup&limit=100' })).json();
+    t.ok(soups.items.length >= 5);
+    t.ok(soups.items.every((d: { category_code: string }) => d.category_code === 'soup'));
+    const vegan = (await get({ method: 'GET', url: '/dishes?tag=vegan&limit=100' })).json();
+    t.ok(vegan.items.every((d: { tags: string[] }) => d.tags.includes('vegan')));
+    const first = (await get({ method: 'GET', url: '/dishes?limit=5' })).json();
+    const second = (await get({ method: 'GET', url: `/dishes?limit=5&cursor=${first.next_cursor}` })).json();
+    t.equal(first.items.length, 5);
+    t.notOk(second.items.some((d: { id: string }) => first.items.some((f: { id: string }) => f.id === d.id)));
+  });
+
+  t.test('unknown ids are 404, malformed ones 400', async (t) => {
+    const unknown = '01900000-0000-7000-8000-000000000000';
+    for (const path of ['/dishes', '/recipes', '/products']) {
+      assertError(t, await get({ method: 'GET', url: `${path}/${unknown}` }), 404, 'not_found');
+      assertError(t, await get({ method: 'GET', url: `${path}/not-a-uuid` }), 400, 'validation_failed');
+    }
+  });
+
+  t.test('search queries use their indexes', async (t) => {
+    const rollback = new Error('rollback');
+    await sql.begin(async (tx) => {
+      await tx`SET LOCAL enable_seqscan = off`;
+      const plan = async (query: string) => (await tx.unsafe(`EXPLAIN ${query}`)).map((r) => r['QUERY PLAN']).join('\n');
+      t.match(await plan(`SELECT product_id FROM product_aliases WHERE search_name LIKE 'buckw%'`), /product_aliases_prefix_idx/);
+      t.match(await plan(`SELECT product_id FROM product_aliases WHERE to_tsvector('simple', name) @@ to_tsquery('simple', 'buckw:*')`), /product_aliases_fts_idx/);
+      t.match(await plan(`SELECT id FROM products WHERE barcode = '4006381333931'`), /products_barcode/);
+      // On a small table a full scan of the prefix index looks as cheap; without it the trigram index must serve.
+      await tx`DROP INDEX search_words_prefix_idx`;
+      t.match(await plan(`SELECT word FROM search_words WHERE word % 'bukwheat'`), /search_words_trgm_idx/);
+      throw rollback;
+    }).catch((err) => {
+      if (err !== rollback) throw err;
+    });
+  });
+});

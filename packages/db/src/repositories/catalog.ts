@@ -1,0 +1,311 @@
+import type { Sql } from '../client.ts';
+
+export interface DishFilters {
+  category?: string;
+  cuisine?: string;
+  tag?: string;
+}
+
+/** `%`, `_` and `\` are literal characters in a user's query, never LIKE wildcards. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** The words of a query: letters and digits of any script, lower case. Nothing else reaches a tsquery. */
+export function queryWords(q: string): string[] {
+  return q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+/** A prefix tsquery over words (`'bors':* & 'ukr':*`); words are quoted, and hold only letters and digits. */
+function prefixQuery(words: string[]): string {
+  return words.map((w) => `'${w}':*`).join(' & ');
+}
+
+const PRODUCT_COLUMNS = (sql: Sql, lang: string) => sql`
+  p.id, p.canonical_name,
+  COALESCE(pl.name, pe.name, p.canonical_name) AS name,
+  p.barcode, p.brand, p.category_code,
+  COALESCE(ct.name, ce.name) AS category_name,
+  p.calories_per_100g::float8 AS calories_per_100g, p.protein_per_100g::float8 AS protein_per_100g,
+  p.fat_per_100g::float8 AS fat_per_100g, p.carbs_per_100g::float8 AS carbs_per_100g,
+  p.default_unit_code, COALESCE(ut.name, ue.name) AS default_unit_name,
+  COALESCE(p.storage_days, pc.default_storage_days) AS storage_days`;
+
+const PRODUCT_JOINS = (sql: Sql, lang: string) => sql`
+  LEFT JOIN product_aliases pl ON pl.product_id = p.id AND pl.language_code = ${lang} AND pl.is_primary
+  LEFT JOIN product_aliases pe ON pe.product_id = p.id AND pe.language_code = 'en' AND pe.is_primary
+  LEFT JOIN product_categories pc ON pc.code = p.category_code
+  LEFT JOIN product_category_translations ct ON ct.category_code = p.category_code AND ct.language_code = ${lang}
+  LEFT JOIN product_category_translations ce ON ce.category_code = p.category_code AND ce.language_code = 'en'
+  LEFT JOIN unit_translations ut ON ut.unit_code = p.default_unit_code AND ut.language_code = ${lang}
+  LEFT JOIN unit_translations ue ON ue.unit_code = p.default_unit_code AND ue.language_code = 'en'`;
+
+export interface ProductRow {
+  id: string;
+  canonical_name: string;
+  name: string;
+  barcode: string | null;
+  brand: string | null;
+  category_code: string | null;
+  category_name: string | null;
+  calories_per_100g: number | null;
+  protein_per_100g: number | null;
+  fat_per_100g: number | null;
+  carbs_per_100g: number | null;
+  default_unit_code: string;
+  default_unit_name: string | null;
+  storage_days: number | null;
+  score: number;
+}
+
+export interface ProductSearch {
+  q: string;
+  language: string;
+  limit: number;
+  /** Keyset of the last row of the previous page. */
+  after?: { score: number; id: string };
+  category?: string;
+  /** Only curated products that recipes use (seed, model- or user-named), not bulk-imported packaged goods. */
+  ingredientsOnly?: boolean;
+}
+
+/** Candidates taken per method before ranking: ranking reads each candidate, so the set stays bounded. */
+const CANDIDATES = 300;
+
+/**
+ * Catalog reads. Search ranks a bounded candidate set: names equal to or starting with the query (btree), names
+ * containing every query word as a word prefix (full text, each word widened by the closest vocabulary words when it
+ * looks misspelt), ranked by the greater of text rank and trigram similarity.
+ */
+export function catalogRepository(sql: Sql, searchSql: Sql = sql) {
+  /** Vocabulary words close to a word that is neither a word nor a word prefix of any name (a typo). */
+  async function corrections(words: string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    const candidates = words.filter((w) => w.length >= 3);
+    if (candidates.length === 0) return out;
+    const rows = await searchSql<{ w: string; word: string | null }[]>`
+      SELECT q.w, s.word
+      FROM unnest(${candidates}::text[]) AS q(w)
+      LEFT JOIN LATERAL (
+        SELECT word FROM search_words
+        -- query words hold only letters and digits, so they carry no LIKE wildcards
+        WHERE NOT EXISTS (SELECT 1 FROM search_words p WHERE p.word LIKE q.w || '%')
+          AND word % q.w
+        ORDER BY word <-> q.w LIMIT 3
+      ) s ON true`;
+    for (const r of rows) if (r.word) out.set(r.w, [...(out.get(r.w) ?? []), r.word]);
+    return out;
+  }
+
+  async function tsQuery(words: string[]): Promise<string> {
+    const fixes = await corrections(words);
+    return words
+      .map((w) => {
+        const alternatives = [`'${w}':*`, ...(fixes.get(w) ?? []).map((c) => `'${c}'`)];
+        return alternatives.length > 1 ? `(${alternatives.join(' | ')})` : alternatives[0];
+      })
+      .join(' & ');
+  }
+
+  return {
+    escapeLike,
+
+    async searchProducts(s: ProductSearch): Promise<ProductRow[]> {
+      const q = s.q.trim().toLowerCase();
+      const words = queryWords(q);
+      const prefix = `${escapeLike(q)}%`;
+      const filter = sql`
+        ${s.category ? sql`AND p.category_code = ${s.category}` : sql``}
+        ${s.ingredientsOnly ? sql`AND p.source <> 'off'` : sql``}`;
+      // 1-2 characters: only names starting with them (an index range scan); anything wider costs seconds at scale.
+      const candidates =
+        q.length <= 2 || words.length === 0
+          ? sql`
+              SELECT a.product_id, a.search_name, NULL::tsquery AS tsq FROM product_aliases a
+              WHERE a.search_name LIKE ${prefix} ORDER BY a.search_name LIMIT ${CANDIDATES}`
+          : sql`
+              WITH tsq AS (SELECT to_tsquery('simple', ${await tsQuery(words)}) AS tsq)
+              (SELECT a.product_id, a.search_name, tsq.tsq FROM product_aliases a, tsq
+               WHERE a.search_name LIKE ${prefix} ORDER BY a.search_name LIMIT ${CANDIDATES})
+              UNION ALL
+              (SELECT a.product_id, a.search_name, tsq.tsq FROM product_aliases a, tsq
+               WHERE to_tsvector('simple', a.name) @@ tsq.tsq LIMIT ${CANDIDATES})`;
+      const rows = await searchSql<ProductRow[]>`
+        WITH c AS (${candidates}),
+        ranked AS (
+          SELECT c.product_id, max(greatest(
+                   COALESCE(ts_rank(to_tsvector('simple', c.search_name), c.tsq), 0),
+                   similarity(c.search_name, ${q}))) AS score
+          FROM c GROUP BY c.product_id
+        )
+        SELECT ${PRODUCT_COLUMNS(sql, s.language)}, round(r.score::numeric, 4)::float8 AS score
+        FROM ranked r JOIN products p ON p.id = r.product_id
+        ${PRODUCT_JOINS(sql, s.language)}
+        WHERE true ${filter}
+          ${s.after ? sql`AND (round(r.score::numeric, 4), p.id) < (${s.after.score}::numeric, ${s.after.id}::uuid)` : sql``}
+        ORDER BY round(r.score::numeric, 4) DESC, p.id DESC
+        LIMIT ${s.limit}`;
+      return rows;
+    },
+
+    async productById(id: string, language: string): Promise<Omit<ProductRow, 'score'> | null> {
+      const [row] = await sql<ProductRow[]>`
+        SELECT ${PRODUCT_COLUMNS(sql, language)} FROM products p ${PRODUCT_JOINS(sql, language)} WHERE p.id = ${id}`;
+      return row ?? null;
+    },
+
+    async productByBarcode(barcode: string, language: string): Promise<Omit<ProductRow, 'score'> | null> {
+      const [row] = await sql<ProductRow[]>`
+        SELECT ${PRODUCT_COLUMNS(sql, language)} FROM products p ${PRODUCT_JOINS(sql, language)} WHERE p.barcode = ${barcode}`;
+      return row ?? null;
+    },
+
+    async listDishes(filters: DishFilters, language: string, limit: number, afterId?: string) {
+      return sql<DishSummaryRow[]>`
+        SELECT ${DISH_SUMMARY(sql, language)}
+        FROM dishes d ${DISH_JOINS(sql, language)}
+        WHERE d.source = 'catalog'
+          ${filters.category ? sql`AND d.category_code = ${filters.category}` : sql``}
+          ${filters.cuisine ? sql`AND d.cuisine_code = ${filters.cuisine}` : sql``}
+          ${filters.tag ? sql`AND EXISTS (SELECT 1 FROM dish_tags x WHERE x.dish_id = d.id AND x.tag_code = ${filters.tag})` : sql``}
+          ${afterId ? sql`AND d.id > ${afterId}` : sql``}
+        ORDER BY d.id LIMIT ${limit}`;
+    },
+
+    /**
+     * Dish names in every language: full text in each name's own language configuration and in `simple` (prefixes),
+     * trigram similarity of the whole name and of its best-matching word (typos, unfinished words), and substring.
+     */
+    async searchDishes(q: string, language: string, limit: number) {
+      const text = q.trim().toLowerCase();
+      const words = queryWords(text);
+      const tsq = words.length > 0 ? prefixQuery(words) : null;
+      const contains = `%${escapeLike(text)}%`;
+      return searchSql<(DishSummaryRow & { score: number })[]>`
+        WITH m AS (
+          SELECT t.dish_id, max(greatest(
+            ${tsq ? sql`ts_rank(to_tsvector(l.search_config::regconfig, t.name), to_tsquery(l.search_config::regconfig, ${tsq})),
+            ts_rank(to_tsvector('simple', t.name), to_tsquery('simple', ${tsq})),` : sql``}
+            similarity(lower(t.name), ${text}),
+            word_similarity(${text}, lower(t.name)),
+            CASE WHEN lower(t.name) LIKE ${contains} THEN 0.6 ELSE 0 END
+          )) AS score
+          FROM dish_translations t
+          JOIN languages l ON l.code = t.language_code
+          JOIN dishes d ON d.id = t.dish_id AND d.source = 'catalog'
+          WHERE lower(t.name) LIKE ${contains}
+             OR lower(t.name) % ${text}
+             OR ${text} <% lower(t.name)
+             ${tsq ? sql`OR to_tsvector(l.search_config::regconfig, t.name) @@ to_tsquery(l.search_config::regconfig, ${tsq})
+             OR to_tsvector('simple', t.name) @@ to_tsquery('simple', ${tsq})` : sql``}
+          GROUP BY t.dish_id
+        )
+        SELECT ${DISH_SUMMARY(sql, language)}, round(m.score::numeric, 4)::float8 AS score
+        FROM m JOIN dishes d ON d.id = m.dish_id ${DISH_JOINS(sql, language)}
+        ORDER BY m.score DESC, d.id LIMIT ${limit}`;
+    },
+
+    async dishById(id: string, language: string) {
+      const [dish] = await sql<DishSummaryRow[]>`
+        SELECT ${DISH_SUMMARY(sql, language)} FROM dishes d ${DISH_JOINS(sql, language)} WHERE d.id = ${id}`;
+      if (!dish) return null;
+      const recipes = await sql<RecipeSummaryRow[]>`
+        SELECT r.id, r.source, r.servings::float8 AS servings, r.prep_minutes, r.cook_minutes, r.is_default,
+               r.calories_per_serving::float8 AS calories_per_serving, r.protein_per_serving::float8 AS protein_per_serving,
+               r.fat_per_serving::float8 AS fat_per_serving, r.carbs_per_serving::float8 AS carbs_per_serving, r.image_url
+        FROM recipes r WHERE r.dish_id = ${id} ORDER BY r.is_default DESC, r.id`;
+      return { ...dish, recipes };
+    },
+
+    async recipeById(id: string, language: string) {
+      const [recipe] = await sql<RecipeRow[]>`
+        SELECT r.id, r.dish_id, COALESCE(tl.name, te.name) AS name, r.source, r.servings::float8 AS servings,
+               r.prep_minutes, r.cook_minutes,
+               r.calories_per_serving::float8 AS calories_per_serving, r.protein_per_serving::float8 AS protein_per_serving,
+               r.fat_per_serving::float8 AS fat_per_serving, r.carbs_per_serving::float8 AS carbs_per_serving,
+               COALESCE(nl.notes, ne.notes) AS notes, COALESCE(r.image_url, d.image_url) AS image_url
+        FROM recipes r JOIN dishes d ON d.id = r.dish_id
+        LEFT JOIN dish_translations tl ON tl.dish_id = d.id AND tl.language_code = ${language}
+        LEFT JOIN dish_translations te ON te.dish_id = d.id AND te.language_code = 'en'
+        LEFT JOIN recipe_translations nl ON nl.recipe_id = r.id AND nl.language_code = ${language}
+        LEFT JOIN recipe_translations ne ON ne.recipe_id = r.id AND ne.language_code = 'en'
+        WHERE r.id = ${id}`;
+      if (!recipe) return null;
+      const [ingredients, steps] = await Promise.all([
+        sql<IngredientRow[]>`
+          SELECT i.id, i.product_id, COALESCE(pl.name, pe.name, p.canonical_name, i.name) AS name,
+                 i.quantity::float8 AS quantity, i.unit_code, COALESCE(ut.name, ue.name, i.unit_code) AS unit,
+                 COALESCE(i.note->>${language}, i.note->>'en') AS note
+          FROM recipe_ingredients i
+          LEFT JOIN products p ON p.id = i.product_id
+          LEFT JOIN product_aliases pl ON pl.product_id = p.id AND pl.language_code = ${language} AND pl.is_primary
+          LEFT JOIN product_aliases pe ON pe.product_id = p.id AND pe.language_code = 'en' AND pe.is_primary
+          LEFT JOIN unit_translations ut ON ut.unit_code = i.unit_code AND ut.language_code = ${language}
+          LEFT JOIN unit_translations ue ON ue.unit_code = i.unit_code AND ue.language_code = 'en'
+          WHERE i.recipe_id = ${id} ORDER BY i.position`,
+        sql<{ position: number; text: string; duration_minutes: number | null }[]>`
+          SELECT s.position, COALESCE(tl.text, te.text, '') AS text, s.duration_minutes
+          FROM recipe_steps s
+          LEFT JOIN recipe_step_translations tl ON tl.step_id = s.id AND tl.language_code = ${language}
+          LEFT JOIN recipe_step_translations te ON te.step_id = s.id AND te.language_code = 'en'
+          WHERE s.recipe_id = ${id} ORDER BY s.position`,
+      ]);
+      return { ...recipe, ingredients, steps };
+    },
+  };
+}
+
+export interface DishSummaryRow {
+  id: string;
+  name: string;
+  description: string | null;
+  category_code: string | null;
+  cuisine_code: string | null;
+  tags: string[];
+  image_url: string | null;
+  default_recipe_id: string | null;
+  calories_per_serving: number | null;
+}
+
+export type RecipeSource = 'catalog' | 'ai' | 'menu' | 'user' | 'stub';
+
+export interface RecipeSummaryRow {
+  id: string;
+  source: RecipeSource;
+  servings: number;
+  prep_minutes: number | null;
+  cook_minutes: number | null;
+  is_default: boolean;
+  calories_per_serving: number | null;
+  protein_per_serving: number | null;
+  fat_per_serving: number | null;
+  carbs_per_serving: number | null;
+  image_url: string | null;
+}
+
+export interface IngredientRow {
+  id: string;
+  product_id: string | null;
+  name: string;
+  quantity: number;
+  unit_code: string;
+  unit: string;
+  note: string | null;
+}
+
+export interface RecipeRow extends Omit<RecipeSummaryRow, 'is_default'> {
+  dish_id: string;
+  name: string;
+  notes: string | null;
+}
+
+const DISH_SUMMARY = (sql: Sql, _language: string) => sql`
+  d.id, COALESCE(tl.name, te.name) AS name, COALESCE(tl.description, te.description) AS description,
+  d.category_code, d.cuisine_code,
+  COALESCE((SELECT array_agg(x.tag_code ORDER BY x.tag_code) FROM dish_tags x WHERE x.dish_id = d.id), '{}') AS tags,
+  d.image_url, r.id AS default_recipe_id, r.calories_per_serving::float8 AS calories_per_serving`;
+
+const DISH_JOINS = (sql: Sql, language: string) => sql`
+  LEFT JOIN dish_translations tl ON tl.dish_id = d.id AND tl.language_code = ${language}
+  LEFT JOIN dish_translations te ON te.dish_id = d.id AND te.language_code = 'en'
+  LEFT JOIN recipes r ON r.dish_id = d.id AND r.is_default`;

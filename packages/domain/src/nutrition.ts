@@ -1,0 +1,85 @@
+export type UnitKind = 'mass' | 'volume' | 'count';
+
+export interface Unit {
+  code: string;
+  kind: UnitKind;
+  /** Grams (mass) or millilitres (volume) in one unit; null for counted units. */
+  factor: number | null;
+}
+
+/** What a product weighs in the units that are not mass. */
+export interface ProductMeasures {
+  densityGPerMl: number | null;
+  pieceG: number | null;
+  /** Grams of other counted units: `{"clove": 5, "pack": 900}`. */
+  unitGrams: Record<string, number>;
+}
+
+export interface Macros {
+  calories: number;
+  protein: number;
+  fat: number;
+  carbs: number;
+}
+
+/** Liquids without a known density are taken as water. */
+const DEFAULT_DENSITY = 1;
+
+/** Grams in `quantity` of `unit` of a product, or null when the unit cannot be weighed for it (a `pack` of unknown size). */
+export function gramsOf(quantity: number, unit: Unit, product: ProductMeasures): number | null {
+  switch (unit.kind) {
+    case 'mass':
+      return quantity * unit.factor!;
+    case 'volume':
+      return quantity * unit.factor! * (product.densityGPerMl ?? DEFAULT_DENSITY);
+    case 'count': {
+      const grams = product.unitGrams[unit.code] ?? (unit.code === 'piece' ? product.pieceG : null);
+      return grams == null ? null : quantity * grams;
+    }
+  }
+}
+
+/** Nutrition of `grams` of a product given per 100 g. */
+export function nutritionOfGrams(per100g: Macros, grams: number): Macros {
+  const f = grams / 100;
+  return { calories: per100g.calories * f, protein: per100g.protein * f, fat: per100g.fat * f, carbs: per100g.carbs * f };
+}
+
+export const round1 = (x: number) => Math.round(x * 10) / 10;
+
+export interface IngredientAmount {
+  grams: number | null;
+  per100g: Macros | null;
+}
+
+/**
+ * Per-serving nutrition of a recipe: each ingredient's grams × its per-100 g values, summed and divided by servings,
+ * rounded to 0.1. Ingredients that cannot be weighed or have no nutrition are counted in `unmeasured`.
+ */
+export function recipePerServing(ingredients: IngredientAmount[], servings: number): Macros & { unmeasured: number } {
+  const total: Macros = { calories: 0, protein: 0, fat: 0, carbs: 0 };
+  let unmeasured = 0;
+  for (const { grams, per100g } of ingredients) {
+    if (grams === null || per100g === null) {
+      unmeasured++;
+      continue;
+    }
+    const n = nutritionOfGrams(per100g, grams);
+    total.calories += n.calories;
+    total.protein += n.protein;
+    total.fat += n.fat;
+    total.carbs += n.carbs;
+  }
+  return {
+    calories: round1(total.calories / servings),
+    protein: round1(total.protein / servings),
+    fat: round1(total.fat / servings),
+    carbs: round1(total.carbs / servings),
+    unmeasured,
+  };
+}
+
+/** Scales per-serving values by a number of portions (1.5 portions of a recipe). */
+export function scaleMacros(m: Macros, factor: number): Macros {
+  return { calories: round1(m.calories * factor), protein: round1(m.protein * factor), fat: round1(m.fat * factor), carbs: round1(m.carbs * factor) };
+}

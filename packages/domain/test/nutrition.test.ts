@@ -1,0 +1,46 @@
+import t from 'tap';
+import { gramsOf, recipePerServing, scaleMacros, type ProductMeasures, type Unit } from '../src/nutrition.ts';
+
+const g: Unit = { code: 'g', kind: 'mass', factor: 1 };
+const kg: Unit = { code: 'kg', kind: 'mass', factor: 1000 };
+const tbsp: Unit = { code: 'tbsp', kind: 'volume', factor: 15 };
+const glass: Unit = { code: 'glass', kind: 'volume', factor: 250 };
+const piece: Unit = { code: 'piece', kind: 'count', factor: null };
+const clove: Unit = { code: 'clove', kind: 'count', factor: null };
+const pack: Unit = { code: 'pack', kind: 'count', factor: null };
+const plain: ProductMeasures = { densityGPerMl: null, pieceG: null, unitGrams: {} };
+
+t.test('grams of a quantity in each kind of unit', async (t) => {
+  t.equal(gramsOf(250, g, plain), 250);
+  t.equal(gramsOf(0.5, kg, plain), 500);
+  t.equal(gramsOf(2, tbsp, { ...plain, densityGPerMl: 0.92 }), 27.6); // 2 × 15 ml × 0.92 g/ml of oil
+  t.equal(gramsOf(1, glass, plain), 250, 'a liquid without density weighs as water');
+  t.equal(gramsOf(3, piece, { ...plain, pieceG: 55 }), 165);
+  t.equal(gramsOf(2, clove, { ...plain, pieceG: 45, unitGrams: { clove: 5 } }), 10);
+  t.equal(gramsOf(1, pack, plain), null, 'a pack of unknown size cannot be weighed');
+  t.equal(gramsOf(1, piece, plain), null);
+});
+
+t.test('per-serving nutrition of a hand-worked recipe', async (t) => {
+  // Syrniki for 4: 500 g tvorog 5% (121 kcal, 17.2 P, 5 F, 1.8 C per 100 g), 2 eggs of 55 g (157, 12.7, 11.5, 0.7),
+  // 4 tbsp flour at 0.55 g/ml = 33 g (364, 10.3, 1, 76.1), 2 tbsp sugar at 0.85 g/ml = 25.5 g (398, 0, 0, 99.7),
+  // 2 tbsp sunflower oil at 0.92 g/ml = 27.6 g (899, 0, 99.9, 0), a pinch of salt (0.4 g, 0).
+  // calories: 605 + 172.7 + 120.12 + 101.49 + 248.124 + 0 = 1247.434 → / 4 = 311.9
+  // protein:  86 + 13.97 + 3.399 + 0 + 0 = 103.369 → 25.8
+  // fat:      25 + 12.65 + 0.33 + 0 + 27.5724 = 65.5524 → 16.4
+  // carbs:    9 + 0.77 + 25.113 + 25.4235 + 0 = 60.3065 → 15.1
+  const amounts = [
+    { grams: gramsOf(500, g, plain), per100g: { calories: 121, protein: 17.2, fat: 5, carbs: 1.8 } },
+    { grams: gramsOf(2, piece, { ...plain, pieceG: 55 }), per100g: { calories: 157, protein: 12.7, fat: 11.5, carbs: 0.7 } },
+    { grams: gramsOf(4, tbsp, { ...plain, densityGPerMl: 0.55 }), per100g: { calories: 364, protein: 10.3, fat: 1, carbs: 76.1 } },
+    { grams: gramsOf(2, tbsp, { ...plain, densityGPerMl: 0.85 }), per100g: { calories: 398, protein: 0, fat: 0, carbs: 99.7 } },
+    { grams: gramsOf(2, tbsp, { ...plain, densityGPerMl: 0.92 }), per100g: { calories: 899, protein: 0, fat: 99.9, carbs: 0 } },
+    { grams: 0.4, per100g: { calories: 0, protein: 0, fat: 0, carbs: 0 } },
+  ];
+  t.same(recipePerServing(amounts, 4), { calories: 311.9, protein: 25.8, fat: 16.4, carbs: 15.1, unmeasured: 0 });
+  t.equal(recipePerServing([...amounts, { grams: null, per100g: null }], 4).unmeasured, 1);
+});
+
+t.test('portions scale per-serving values', async (t) => {
+  t.same(scaleMacros({ calories: 311.9, protein: 25.8, fat: 16.4, carbs: 15.1 }, 1.5), { calories: 467.9, protein: 38.7, fat: 24.6, carbs: 22.7 });
+});
