@@ -3,3 +3,4 @@ export * from './language.ts';
 export * from './dates.ts';
 export * from './barcode.ts';
 export * from './nutrition.ts';
+export * from './food-import.ts';

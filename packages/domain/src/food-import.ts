@@ -1,0 +1,118 @@
+import { normalizeBarcode } from './barcode.ts';
+
+/** One row of a food-database dump, in the shape every format is read into. */
+export interface FoodRecord {
+  code: string;
+  /** The main name, in `language` when the dump says which. */
+  name: string | null;
+  language: string | null;
+  /** Names per language (`product_name_<lang>`). */
+  names: Record<string, string>;
+  brand: string | null;
+  categoryTags: string[];
+  kcal: number | null;
+  kj: number | null;
+  fat: number | null;
+  carbs: number | null;
+  protein: number | null;
+}
+
+export interface ImportedProduct {
+  barcode: string;
+  canonicalName: string;
+  brand: string | null;
+  categoryCode: string | null;
+  calories: number | null;
+  protein: number | null;
+  fat: number | null;
+  carbs: number | null;
+  /** Names by language; `null` language for a name whose language is unknown. */
+  aliases: { language: string | null; name: string; primary: boolean }[];
+}
+
+export type SkipReason = 'invalid_barcode' | 'no_name' | 'impossible_nutrition';
+
+export const KJ_PER_KCAL = 4.184;
+const MAX_NAME = 300;
+
+/** Open Food Facts category tags (most specific last) onto our product categories, first match from the end wins. */
+const CATEGORY_RULES: [RegExp, string][] = [
+  [/frozen/, 'frozen'],
+  [/canned|conserve|tinned/, 'canned'],
+  [/cheese/, 'cheese'],
+  [/eggs?$/, 'eggs'],
+  [/milk|dair|yogh?urt|kefir|cream|butter|curd|quark/, 'dairy'],
+  [/poultr|chicken|turkey|duck/, 'poultry'],
+  [/meat|sausage|ham|bacon|beef|pork|salami/, 'meat'],
+  [/fish|seafood|salmon|tuna|shrimp|prawn/, 'fish_seafood'],
+  [/bread|bakery|biscuit-and-cake|pastr|viennoiser/, 'bakery'],
+  [/pasta|noodle|spaghetti/, 'pasta'],
+  [/cereal|rice|grain|flour|oat|muesli|granola/, 'grains_cereals'],
+  [/legume|bean|lentil|chickpea|pea/, 'legumes'],
+  [/nut|seed/, 'nuts_seeds'],
+  [/oil|fat|margarine/, 'oils_fats'],
+  [/sauce|condiment|ketchup|mayonnaise|mustard|vinegar|dressing/, 'sauces_condiments'],
+  [/chocolate|candy|candies|confectioner|sweet|sugar|jam|honey|dessert|ice-cream/, 'sweets'],
+  [/snack|chip|crisp|cracker|popcorn/, 'snacks'],
+  [/beverage|drink|juice|water|soda|tea|coffee|beer|wine/, 'beverages'],
+  [/berr/, 'berries'],
+  [/fruit/, 'fruits'],
+  [/mushroom/, 'mushrooms'],
+  [/vegetable|salad|tomato|potato|carrot|onion/, 'vegetables'],
+  [/spice|herb|salt|pepper/, 'herbs_spices'],
+];
+
+export function mapCategory(tags: string[]): string | null {
+  for (const tag of [...tags].reverse()) {
+    const name = tag.replace(/^[a-z]{2}:/, '').toLowerCase();
+    for (const [pattern, code] of CATEGORY_RULES) if (pattern.test(name)) return code;
+  }
+  return null;
+}
+
+const cleanName = (name: string | null | undefined) => {
+  const trimmed = name?.replace(/\s+/g, ' ').trim() ?? '';
+  return trimmed.length > 0 ? trimmed.slice(0, MAX_NAME) : null;
+};
+
+/**
+ * Validates and normalises a dump row: barcode to its stored form, names trimmed, kcal from kJ where missing, and
+ * nutrition no food can have (over 900 kcal, negative, macros over 100 g) rejected. Missing nutrition is kept as null.
+ */
+export function normalizeFoodRecord(record: FoodRecord, languages: readonly string[]): ImportedProduct | SkipReason {
+  const barcode = normalizeBarcode(record.code);
+  if (!barcode) return 'invalid_barcode';
+
+  const aliases: ImportedProduct['aliases'] = [];
+  const seen = new Set<string>();
+  const add = (language: string | null, raw: string | null | undefined, primary: boolean) => {
+    const name = cleanName(raw);
+    const key = `${language}\u0000${name?.toLowerCase()}`;
+    if (!name || seen.has(key)) return;
+    seen.add(key);
+    aliases.push({ language, name, primary });
+  };
+  for (const [language, name] of Object.entries(record.names)) if (languages.includes(language)) add(language, name, true);
+  const mainLanguage = record.language && languages.includes(record.language) ? record.language : null;
+  add(mainLanguage, record.name, mainLanguage !== null && !aliases.some((a) => a.language === mainLanguage));
+  const canonicalName = cleanName(record.name) ?? cleanName(record.names.en) ?? aliases[0]?.name ?? null;
+  if (!canonicalName) return 'no_name';
+
+  const calories = record.kcal ?? (record.kj !== null ? Math.round((record.kj / KJ_PER_KCAL) * 10) / 10 : null);
+  const values = [calories, record.protein, record.fat, record.carbs];
+  if (values.some((v) => v !== null && (!Number.isFinite(v) || v < 0))) return 'impossible_nutrition';
+  if (calories !== null && calories > 900) return 'impossible_nutrition';
+  if ((record.protein ?? 0) + (record.fat ?? 0) + (record.carbs ?? 0) > 100) return 'impossible_nutrition';
+
+  return {
+    barcode,
+    canonicalName,
+    brand: cleanName(record.brand?.split(',')[0]),
+    categoryCode: mapCategory(record.categoryTags),
+    calories,
+    protein: record.protein,
+    fat: record.fat,
+    carbs: record.carbs,
+    aliases,
+  };
+}
