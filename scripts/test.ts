@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,12 +11,20 @@ import { createTemplate } from '@nutrition/db/testing';
  * test file copies the template into a database of its own, so files run in parallel without sharing rows.
  * Extra arguments go to tap (e.g. `pnpm test apps/api/test/auth.test.ts`).
  */
+const tapBin = join(import.meta.dirname, '../node_modules/tap/dist/esm/run.mjs');
+// tap compiles its plugin list (package.json "tap.plugin") into .tap/plugins; a fresh checkout has none and would
+// fall back to the default set, whose TypeScript loader cannot run here (Node strips the types itself).
+if (!existsSync(join(import.meta.dirname, '../.tap/plugins'))) {
+  const build = spawnSync(process.execPath, [tapBin, 'build'], { stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}
+
 const dir = await mkdtemp(join(tmpdir(), 'nutrition-test-'));
 const pg = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), persistent: false });
 let exitCode = 1;
 try {
   await createTemplate(pg.url(), pg.url);
-  const tap = spawn(process.execPath, [join(import.meta.dirname, '../node_modules/tap/dist/esm/run.mjs'), ...process.argv.slice(2)], {
+  const tap = spawn(process.execPath, [tapBin, ...process.argv.slice(2)], {
     stdio: ['inherit', 'pipe', 'inherit'],
     env: { ...process.env, TEST_DATABASE_ADMIN_URL: pg.url() },
   });

@@ -1,0 +1,55 @@
+import t from 'tap';
+import { mapCategory, normalizeFoodRecord, type FoodRecord } from '../src/food-import.ts';
+
+const languages = ['en', 'ru', 'de'];
+const base: FoodRecord = {
+  code: '4006381333931',
+  name: '  Vollmilch  3,5 % ',
+  language: 'de',
+  names: { en: 'Whole milk', ru: 'Молоко' },
+  brand: 'Alpenland, Other',
+  categoryTags: ['en:dairies', 'en:milks'],
+  kcal: 64,
+  kj: 268,
+  fat: 3.5,
+  carbs: 4.8,
+  protein: 3.3,
+};
+
+t.test('a good row becomes a product with aliases per language', async (t) => {
+  const p = normalizeFoodRecord(base, languages);
+  t.match(p, {
+    barcode: '4006381333931',
+    canonicalName: 'Vollmilch 3,5 %',
+    brand: 'Alpenland',
+    categoryCode: 'dairy',
+    calories: 64,
+  });
+  t.same(
+    typeof p === 'object' && p.aliases,
+    [
+      { language: 'en', name: 'Whole milk', primary: true },
+      { language: 'ru', name: 'Молоко', primary: true },
+      { language: 'de', name: 'Vollmilch 3,5 %', primary: true },
+    ],
+  );
+});
+
+t.test('kcal from kJ, UPC-A normalised, nutrition checks', async (t) => {
+  t.match(normalizeFoodRecord({ ...base, kcal: null, kj: 1000 }, languages), { calories: 239 });
+  t.match(normalizeFoodRecord({ ...base, code: '036000291452' }, languages), { barcode: '0036000291452' });
+  t.match(normalizeFoodRecord({ ...base, kcal: null, kj: null, fat: null, carbs: null, protein: null }, languages), { calories: null });
+  t.equal(normalizeFoodRecord({ ...base, code: '4006381333932' }, languages), 'invalid_barcode');
+  t.equal(normalizeFoodRecord({ ...base, code: 'abc' }, languages), 'invalid_barcode');
+  t.equal(normalizeFoodRecord({ ...base, name: '   ', names: {} }, languages), 'no_name');
+  t.equal(normalizeFoodRecord({ ...base, kcal: 901 }, languages), 'impossible_nutrition');
+  t.equal(normalizeFoodRecord({ ...base, fat: -1 }, languages), 'impossible_nutrition');
+  t.equal(normalizeFoodRecord({ ...base, fat: 50, carbs: 40, protein: 20 }, languages), 'impossible_nutrition');
+});
+
+t.test('categories map from the most specific tag', async (t) => {
+  t.equal(mapCategory(['en:snacks', 'en:sweet-snacks', 'en:chocolates']), 'sweets');
+  t.equal(mapCategory(['en:beverages', 'en:fruit-juices']), 'beverages');
+  t.equal(mapCategory(['en:plant-based-foods', 'en:legumes', 'en:lentils']), 'legumes');
+  t.equal(mapCategory([]), null);
+});
