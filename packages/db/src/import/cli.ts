@@ -35,7 +35,7 @@ try {
   if (tty) process.stderr.write('\n');
   const seconds = (Date.now() - started) / 1000;
   console.log(`read ${summary.read} rows in ${seconds.toFixed(1)} s (${Math.round(summary.read / seconds)} rows/s)`);
-  console.log(`inserted ${summary.inserted}, updated ${summary.updated}, unchanged ${summary.unchanged}`);
+  console.log(`inserted ${summary.inserted}, updated ${summary.updated}, unchanged ${summary.unchanged}, duplicates merged ${summary.duplicates}`);
   const skipped = Object.entries(summary.skipped);
   console.log(`skipped ${skipped.reduce((n, [, c]) => n + (c ?? 0), 0)}${skipped.map(([r, c]) => `, ${r} ${c}`).join('')}`);
 } finally {

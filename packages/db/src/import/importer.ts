@@ -14,6 +14,8 @@ export interface ImportSummary {
   inserted: number;
   updated: number;
   unchanged: number;
+  /** Rows naming a product an earlier row of the same batch already named (UPC-A and EAN-13 of one product): the last wins. */
+  duplicates: number;
   skipped: Partial<Record<SkipReason | 'unparsable', number>>;
 }
 
@@ -47,7 +49,7 @@ function copyField(value: string | number | null): string {
  * products. Memory stays flat whatever the file size.
  */
 export async function importFoodDump(sql: Sql, path: string, languages: readonly string[], options: ImportOptions = {}): Promise<ImportSummary> {
-  const summary: ImportSummary = { read: 0, inserted: 0, updated: 0, unchanged: 0, skipped: {} };
+  const summary: ImportSummary = { read: 0, inserted: 0, updated: 0, unchanged: 0, duplicates: 0, skipped: {} };
   const skip = (reason: SkipReason | 'unparsable') => (summary.skipped[reason] = (summary.skipped[reason] ?? 0) + 1);
   const gzip = await isGzip(path);
   const conn = await sql.reserve();
@@ -119,41 +121,39 @@ async function writeBatch(conn: postgres.ReservedSql<any>, batch: ImportedProduc
     };
     write();
   });
-  // The last row of a barcode in the batch wins; earlier rows of the same product count as updates of it.
-  const [counts] = await conn<{ distinct: number; inserted: number; updated: number }[]>`
-    WITH src AS (
-      SELECT DISTINCT ON (barcode) * FROM food_import ORDER BY barcode, seq DESC
-    ),
-    up AS (
-      INSERT INTO products (barcode, canonical_name, brand, category_code, calories_per_100g, protein_per_100g,
-                            fat_per_100g, carbs_per_100g, source)
-      SELECT barcode, canonical_name, brand, category_code, calories, protein, fat, carbs, 'off' FROM src
-      ON CONFLICT (barcode) DO UPDATE SET canonical_name = excluded.canonical_name, brand = excluded.brand,
-        category_code = excluded.category_code, calories_per_100g = excluded.calories_per_100g,
-        protein_per_100g = excluded.protein_per_100g, fat_per_100g = excluded.fat_per_100g,
-        carbs_per_100g = excluded.carbs_per_100g, updated_at = now()
-      WHERE products.source = 'off'
-        AND (products.canonical_name, products.brand, products.category_code, products.calories_per_100g,
-             products.protein_per_100g, products.fat_per_100g, products.carbs_per_100g)
-        IS DISTINCT FROM (excluded.canonical_name, excluded.brand, excluded.category_code, excluded.calories_per_100g,
-             excluded.protein_per_100g, excluded.fat_per_100g, excluded.carbs_per_100g)
-      RETURNING id, barcode, (xmax = 0) AS inserted
-    ),
-    gone AS (
-      DELETE FROM product_aliases a USING up WHERE a.product_id = up.id AND NOT up.inserted
-    ),
-    aliases AS (
+  // The last row of a barcode in the batch wins.
+  const changed = await conn<{ id: string; inserted: boolean }[]>`
+    WITH src AS (SELECT DISTINCT ON (barcode) * FROM food_import ORDER BY barcode, seq DESC)
+    INSERT INTO products (barcode, canonical_name, brand, category_code, calories_per_100g, protein_per_100g,
+                          fat_per_100g, carbs_per_100g, source)
+    SELECT barcode, canonical_name, brand, category_code, calories, protein, fat, carbs, 'off' FROM src
+    ON CONFLICT (barcode) DO UPDATE SET canonical_name = excluded.canonical_name, brand = excluded.brand,
+      category_code = excluded.category_code, calories_per_100g = excluded.calories_per_100g,
+      protein_per_100g = excluded.protein_per_100g, fat_per_100g = excluded.fat_per_100g,
+      carbs_per_100g = excluded.carbs_per_100g, updated_at = now()
+    WHERE products.source = 'off'
+      AND (products.canonical_name, products.brand, products.category_code, products.calories_per_100g,
+           products.protein_per_100g, products.fat_per_100g, products.carbs_per_100g)
+      IS DISTINCT FROM (excluded.canonical_name, excluded.brand, excluded.category_code, excluded.calories_per_100g,
+           excluded.protein_per_100g, excluded.fat_per_100g, excluded.carbs_per_100g)
+    RETURNING id, (xmax = 0) AS inserted`;
+  const updatedIds = changed.filter((r) => !r.inserted).map((r) => r.id);
+  // Aliases of a changed product are rewritten whole, after the old ones are gone (a new primary name per language
+  // would otherwise meet the old one in the unique index).
+  if (updatedIds.length > 0) await conn`DELETE FROM product_aliases WHERE product_id = ANY(${updatedIds}::uuid[])`;
+  if (changed.length > 0) {
+    await conn`
       INSERT INTO product_aliases (product_id, language_code, name, is_primary)
-      SELECT up.id, a.language, a.name, a.primary
-      FROM up JOIN src ON src.barcode = up.barcode,
+      SELECT p.id, a.language, a.name, a.primary
+      FROM (SELECT DISTINCT ON (barcode) * FROM food_import ORDER BY barcode, seq DESC) src
+      JOIN products p ON p.barcode = src.barcode AND p.id = ANY(${changed.map((r) => r.id)}::uuid[]),
            jsonb_to_recordset(src.aliases) AS a(language text, name text, "primary" boolean)
-      ON CONFLICT DO NOTHING
-    )
-    SELECT (SELECT count(*)::int FROM src) AS distinct,
-           (SELECT count(*)::int FROM up WHERE inserted) AS inserted,
-           (SELECT count(*)::int FROM up WHERE NOT inserted) AS updated`;
-  const duplicates = batch.length - counts!.distinct;
-  summary.inserted += counts!.inserted;
-  summary.updated += counts!.updated + duplicates;
-  summary.unchanged += counts!.distinct - counts!.inserted - counts!.updated;
+      ON CONFLICT DO NOTHING`;
+  }
+  const [row] = await conn<{ distinct: number }[]>`SELECT count(DISTINCT barcode)::int AS distinct FROM food_import`;
+  const counts = { distinct: row!.distinct, inserted: changed.length - updatedIds.length, updated: updatedIds.length };
+  summary.duplicates += batch.length - counts.distinct;
+  summary.inserted += counts.inserted;
+  summary.updated += counts.updated;
+  summary.unchanged += counts.distinct - counts.inserted - counts.updated;
 }

@@ -1,0 +1,79 @@
+import t, { type Test } from 'tap';
+import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+import { createTestDatabase } from '../src/testing.ts';
+import { createDatabase } from '../src/client.ts';
+import { importFoodDump } from '../src/import/importer.ts';
+import { catalogRepository } from '../src/repositories/catalog.ts';
+
+const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/off/${name}`, import.meta.url));
+const LANGUAGES = ['en', 'ru', 'uk', 'de', 'fr', 'es', 'it', 'pt', 'pl', 'tr', 'zh', 'ja'];
+// What the fixtures hold on purpose (see how they were made in the commit that added them).
+const SKIPPED = { no_name: 6, impossible_nutrition: 10, invalid_barcode: 3 };
+
+async function setup(t: Test) {
+  const db = await createTestDatabase();
+  const database = createDatabase(db.url, { max: 3 });
+  const sql = postgres(db.url, { max: 1, onnotice: () => {} });
+  t.teardown(async () => {
+    await database.close();
+    await sql.end();
+    await db.drop();
+  });
+  return { app: database.sql, sql };
+}
+
+t.test('the CSV export: counts, a second import changes nothing', async (t) => {
+  const { app, sql } = await setup(t);
+  const first = await importFoodDump(app, fixture('products.csv'), LANGUAGES, { batchSize: 1000 });
+  t.same(first, { read: 240, inserted: 219, updated: 0, unchanged: 0, duplicates: 2, skipped: SKIPPED });
+  const [counts] = await sql<{ products: number; aliases: number; kj_only: number }[]>`
+    SELECT count(*)::int AS products,
+           (SELECT count(*)::int FROM product_aliases a JOIN products p ON p.id = a.product_id WHERE p.source = 'off') AS aliases,
+           count(*) FILTER (WHERE calories_per_100g IS NOT NULL)::int AS kj_only
+    FROM products WHERE source = 'off'`;
+  t.equal(counts!.products, 219);
+  t.ok(counts!.aliases >= 219, 'every product is findable by its name');
+  const [trimmed] = await sql`SELECT count(*)::int AS n FROM products WHERE source = 'off' AND canonical_name <> btrim(canonical_name)`;
+  t.equal(trimmed!.n, 0, 'names trimmed');
+
+  const second = await importFoodDump(app, fixture('products.csv'), LANGUAGES, { batchSize: 1000 });
+  t.same(second, { read: 240, inserted: 0, updated: 0, unchanged: 219, duplicates: 2, skipped: SKIPPED });
+  const [after] = await sql`SELECT count(*)::int AS n FROM products WHERE source = 'off'`;
+  t.equal(after!.n, 219, 'nothing duplicated');
+});
+
+t.test('JSONL, plain and gzipped, old nutriments and new aggregated_set, names in several languages', async (t) => {
+  const { app, sql } = await setup(t);
+  const plain = await importFoodDump(app, fixture('products.jsonl'), LANGUAGES);
+  t.same(plain, { read: 220, inserted: 199, updated: 0, unchanged: 0, duplicates: 2, skipped: SKIPPED });
+  const gz = await importFoodDump(app, fixture('products.jsonl.gz'), LANGUAGES);
+  t.same(gz, { read: 220, inserted: 0, updated: 0, unchanged: 199, duplicates: 2, skipped: SKIPPED });
+
+  const [nutrition] = await sql`SELECT count(*) FILTER (WHERE calories_per_100g IS NOT NULL)::int AS with_kcal, count(*)::int AS n FROM products WHERE source = 'off'`;
+  t.ok(nutrition!.with_kcal >= 190, `${nutrition!.with_kcal} of ${nutrition!.n} have kcal (both nutrition shapes read)`);
+  const [languages] = await sql`SELECT count(DISTINCT language_code)::int AS n FROM product_aliases a JOIN products p ON p.id = a.product_id WHERE p.source = 'off'`;
+  t.ok(languages!.n >= 4, `aliases in ${languages!.n} languages`);
+});
+
+t.test('a changed row updates the product; curated products are never overwritten', async (t) => {
+  const { app, sql } = await setup(t);
+  const [seeded] = await sql`SELECT id, barcode, canonical_name FROM products WHERE source = 'seed' AND length(barcode) = 13 LIMIT 1`;
+  const { writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const path = `${tmpdir()}/off-${process.pid}.jsonl`;
+  const doc = (name: string, kcal: number, code = '4006381333931') =>
+    JSON.stringify({ code, product_name: name, lang: 'de', nutriments: { 'energy-kcal_100g': kcal } });
+  await writeFile(path, `${doc('Milch', 64)}\n${doc('Hijack', 1, seeded!.barcode)}\n`);
+  t.match(await importFoodDump(app, path, LANGUAGES), { inserted: 1, unchanged: 1 });
+  await writeFile(path, `${doc('Milch fettarm', 48)}\n`);
+  t.match(await importFoodDump(app, path, LANGUAGES), { inserted: 0, updated: 1 });
+  const [milk] = await sql`SELECT canonical_name, calories_per_100g::float8 AS kcal FROM products WHERE barcode = '4006381333931'`;
+  t.same(milk, { canonical_name: 'Milch fettarm', kcal: 48 });
+  const [kept] = await sql`SELECT canonical_name FROM products WHERE id = ${seeded!.id}`;
+  t.equal(kept!.canonical_name, seeded!.canonical_name);
+
+  const repo = catalogRepository(app);
+  const found = await repo.searchProducts({ q: 'milch fettarm', language: 'de', limit: 5 });
+  t.equal(found[0]?.canonical_name, 'Milch fettarm', 'imported products are searchable');
+});
