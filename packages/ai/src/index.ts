@@ -1,0 +1,2 @@
+export * from './provider.ts';
+export * from './offline.ts';
