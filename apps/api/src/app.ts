@@ -19,6 +19,11 @@ import authRoutes from './routes/auth/index.ts';
 import profileRoutes from './routes/profile/index.ts';
 import referenceRoutes from './routes/reference/index.ts';
 import catalogRoutes from './routes/catalog/index.ts';
+import diaryRoutes from './routes/diary/index.ts';
+import userProductRoutes from './routes/user-products/index.ts';
+import savedRecipeRoutes from './routes/saved-recipes/index.ts';
+import aiPlugin from './plugins/ai.ts';
+import type { ModelProvider } from '@nutrition/ai';
 
 export const VERSION = '0.1.0';
 
@@ -28,6 +33,8 @@ const LOCAL_ORIGIN = /^http:\/\/(localhost|127\.0\.0\.1)(:\d{1,5})?$/;
 export interface AppOptions {
   /** Replaces the verifier chosen by configuration (tests hand in an OIDC verifier for their own JWKS server). */
   verifier?: IdentityVerifier;
+  /** Replaces the model chosen by configuration. */
+  model?: ModelProvider;
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -107,12 +114,16 @@ export async function buildApp(config: Config, options: AppOptions = {}) {
   await app.register(notificationsPlugin);
   await app.register(authPlugin, { secret: config.JWT_SECRET });
   await app.register(i18nPlugin);
+  await app.register(aiPlugin, { model: options.model });
 
   await app.register(systemRoutes, { version: VERSION });
   await app.register(authRoutes, { verifier: options.verifier ?? identityVerifier(config) });
   await app.register(profileRoutes);
   await app.register(referenceRoutes);
   await app.register(catalogRoutes);
+  await app.register(diaryRoutes);
+  await app.register(userProductRoutes);
+  await app.register(savedRecipeRoutes);
   return app;
 }
 

@@ -21,7 +21,10 @@ export function errors(...statuses: number[]) {
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const DateString = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
-export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' });
+/** Rows carry Date objects; the serializer writes them as RFC 3339 strings in UTC. */
+export const Timestamp = Type.Unsafe<Date | string>({ type: 'string', format: 'date-time', description: 'RFC 3339, UTC' });
+/** A timestamp sent by a client. */
+export const TimestampInput = Type.String({ format: 'date-time', description: 'RFC 3339' });
 export const Uuid = Type.String({ format: 'uuid' });
 export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
 

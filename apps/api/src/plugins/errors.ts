@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { ModelUnavailable } from '@nutrition/ai';
 import { errorBody, HttpError } from '../errors.ts';
 
 /** Fastify's own error codes that are the client's fault, mapped to our stable codes. */
@@ -31,6 +32,10 @@ export default fp(
         return reply
           .status(error.statusCode)
           .send(errorBody(error.statusCode, error.code, error.message, request.id, error.details));
+      }
+      if (error instanceof ModelUnavailable) {
+        request.log.warn({ err: error }, 'model unavailable');
+        return reply.status(502).send(errorBody(502, 'model_unavailable', 'The model service is unavailable, try again later', request.id));
       }
       const fe = error as FastifyError;
       if (fe.validation) {

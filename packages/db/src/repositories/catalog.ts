@@ -148,6 +148,21 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql) {
       return rows;
     },
 
+    /** Catalog dishes whose name in any language resembles `name`, best first, with per-serving macros. */
+    async similarDishes(name: string, limit: number) {
+      const text = name.trim().toLowerCase();
+      return searchSql<{ similarity: number; calories: number; protein: number; fat: number; carbs: number }[]>`
+        SELECT max(greatest(similarity(lower(t.name), ${text}), word_similarity(${text}, lower(t.name))))::float8 AS similarity,
+               r.calories_per_serving::float8 AS calories, r.protein_per_serving::float8 AS protein,
+               r.fat_per_serving::float8 AS fat, r.carbs_per_serving::float8 AS carbs
+        FROM dish_translations t
+        JOIN dishes d ON d.id = t.dish_id AND d.source = 'catalog'
+        JOIN recipes r ON r.dish_id = d.id AND r.is_default
+        WHERE lower(t.name) % ${text} OR ${text} <% lower(t.name)
+        GROUP BY d.id, r.id
+        ORDER BY 1 DESC LIMIT ${limit}`;
+    },
+
     async productById(id: string, language: string): Promise<Omit<ProductRow, 'score'> | null> {
       const [row] = await sql<ProductRow[]>`
         SELECT ${PRODUCT_COLUMNS(sql, language)} FROM products p ${PRODUCT_JOINS(sql, language)} WHERE p.id = ${id}`;

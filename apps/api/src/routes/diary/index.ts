@@ -1,0 +1,130 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { diaryRepository, profileRepository } from '@nutrition/db/repositories';
+import { energyProfile, isValidDate, round1, todayUtc } from '@nutrition/domain';
+import { errors, IdParams, Nullable } from '../../schemas.ts';
+import { notFound, validationFailed } from '../../errors.ts';
+import { DiaryDay, DiaryEntry, DiaryQuery, NewEntry, RecentItem, RecentQuery } from './schemas.ts';
+
+/** The meal diary: entries for dishes (always resolved to a recipe) or catalog products, nutrition computed at read time. */
+const diary: FastifyPluginAsyncTypebox = async (app) => {
+  const entries = diaryRepository(app.sql);
+  const profiles = profileRepository(app.sql);
+  app.addHook('onRequest', app.authenticate);
+
+  const checkDate = (date: string, path: string) => {
+    if (!isValidDate(date)) throw validationFailed(path, 'is not a calendar date');
+  };
+
+  app.get(
+    '/diary',
+    { schema: { tags: ['diary'], summary: 'One day of the diary with totals and the calorie target', querystring: DiaryQuery, response: { 200: DiaryDay, ...errors(400, 401) } } },
+    async (request) => {
+      const { date } = request.query;
+      checkDate(date, '/querystring/date');
+      const [rows, profile] = await Promise.all([entries.day(request.user.id, date, request.language), profiles.get(request.user.id)]);
+      const sum = (key: 'calories' | 'protein_g' | 'fat_g' | 'carbs_g') => round1(rows.reduce((s, e) => s + (e[key] ?? 0), 0));
+      const target = profile
+        ? energyProfile(
+            {
+              sex: profile.sex,
+              weightKg: profile.weight_kg,
+              heightCm: profile.height_cm,
+              dateOfBirth: profile.date_of_birth,
+              activityLevel: profile.activity_level,
+              goal: profile.goal,
+            },
+            todayUtc(),
+          ).calorie_target
+        : null;
+      return {
+        date,
+        entries: rows,
+        totals: { calories: sum('calories'), protein_g: sum('protein_g'), fat_g: sum('fat_g'), carbs_g: sum('carbs_g') },
+        calorie_target: target,
+      };
+    },
+  );
+
+  app.post(
+    '/diary',
+    {
+      schema: {
+        tags: ['diary'],
+        summary: 'Log a dish (by id or by name in any language) or a catalog product',
+        description:
+          'A name that matches no dish (exactly or very closely, in any language) creates the dish in the request ' +
+          'language with a recipe stub (`source` = `stub`) whose per-serving macros the model estimates.',
+        body: NewEntry,
+        response: { 201: DiaryEntry, ...errors(400, 401, 404, 502) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const userId = request.user.id;
+      checkDate(body.date, '/body/date');
+      const given = [body.dish_id, body.name, body.product_id].filter((v) => v !== undefined).length;
+      if (given !== 1) throw validationFailed('/body', 'give exactly one of dish_id, name, product_id');
+      if (body.product_id && body.portion_g === undefined) throw validationFailed('/body/portion_g', 'is required for a product entry');
+      if (body.product_id && body.portions !== undefined) throw validationFailed('/body/portions', 'applies to dish entries; use portion_g');
+      const name = body.name?.trim();
+      if (body.name !== undefined && !name) throw validationFailed('/body/name', 'must not be blank');
+
+      // Estimate before the transaction: a model call must not hold a connection and a lock.
+      const estimate = name ? await app.model.estimateDishMacros({ name, language: request.language }) : null;
+
+      const id = await app.sql.begin(async (tx) => {
+        if (body.job_id && !(await entries.ownsDishJob(tx, userId, body.job_id))) throw notFound('Recognition job');
+        let dishId = body.dish_id ?? null;
+        let recipeId: string | null = null;
+        if (name) {
+          // One dish per name and user, even when two requests race.
+          await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`${userId}:${name.toLowerCase()}`}, 0))`;
+          dishId = await entries.findDishByName(tx, userId, name);
+          if (!dishId) ({ dishId, recipeId } = await entries.createStubDish(tx, userId, name, request.language, estimate!));
+        }
+        if (dishId && !recipeId) {
+          recipeId = await entries.dishRecipe(tx, dishId);
+          if (!recipeId) throw notFound('Dish');
+        }
+        if (body.product_id && !(await entries.productExists(tx, body.product_id))) throw notFound('Product');
+        return entries.insert(tx, userId, {
+          date: body.date,
+          mealType: body.meal_type,
+          dishId,
+          recipeId,
+          productId: body.product_id ?? null,
+          portions: dishId ? (body.portions ?? 1) : null,
+          portionG: body.portion_g ?? null,
+          jobId: body.job_id ?? null,
+        });
+      });
+      const entry = await entries.get(app.sql, userId, id, request.language);
+      return reply.status(201).send(entry!);
+    },
+  );
+
+  app.delete(
+    '/diary/:id',
+    { schema: { tags: ['diary'], summary: 'Delete an entry', params: IdParams, response: { 204: Type.Null(), ...errors(400, 401, 404) } } },
+    async (request, reply) => {
+      if (!(await entries.delete(request.user.id, request.params.id))) throw notFound('Diary entry');
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.get(
+    '/diary/recent',
+    {
+      schema: {
+        tags: ['diary'],
+        summary: 'Distinct recently logged dishes and products with use counts, most recent first',
+        querystring: RecentQuery,
+        response: { 200: Type.Object({ items: Type.Array(RecentItem), next_cursor: Nullable(Type.String()) }), ...errors(400, 401) },
+      },
+    },
+    async (request) => ({ items: await entries.recent(request.user.id, request.language, request.query.limit ?? 20), next_cursor: null }),
+  );
+};
+
+export default diary;

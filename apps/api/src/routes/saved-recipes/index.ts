@@ -1,0 +1,81 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { savedRecipeRepository } from '@nutrition/db/repositories';
+import { Cursor, errors, IdParams, Limit, Nullable, Page, Timestamp, Uuid } from '../../schemas.ts';
+import { notFound } from '../../errors.ts';
+import { decodeCursor, encodeCursor, isUuid } from '../../cursor.ts';
+
+const Bookmark = Type.Object({
+  id: Uuid,
+  recipe_id: Uuid,
+  dish_id: Uuid,
+  name: Type.String(),
+  image_url: Nullable(Type.String()),
+  calories_per_serving: Nullable(Type.Number()),
+  protein_per_serving: Nullable(Type.Number()),
+  fat_per_serving: Nullable(Type.Number()),
+  carbs_per_serving: Nullable(Type.Number()),
+  saved_at: Timestamp,
+});
+
+/** Bookmarked recipes; name and nutrition derived from the recipe at read time. */
+const savedRecipes: FastifyPluginAsyncTypebox = async (app) => {
+  const saved = savedRecipeRepository(app.sql);
+  app.addHook('onRequest', app.authenticate);
+
+  app.post(
+    '/saved-recipes',
+    {
+      schema: {
+        tags: ['saved recipes'],
+        summary: 'Bookmark a recipe: 201 when new, 200 with the existing bookmark when already saved',
+        body: Type.Object({ recipe_id: Uuid }, { additionalProperties: false }),
+        response: { 200: Bookmark, 201: Bookmark, ...errors(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      const result = await saved.save(request.user.id, request.body.recipe_id);
+      if (!result) throw notFound('Recipe');
+      return reply.status(result.created ? 201 : 200).send((await saved.get(request.user.id, result.id, request.language))!);
+    },
+  );
+
+  app.get(
+    '/saved-recipes',
+    {
+      schema: {
+        tags: ['saved recipes'],
+        summary: 'Bookmarks, newest first',
+        querystring: Type.Object({ limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) }, { additionalProperties: false }),
+        response: { 200: Page(Bookmark), ...errors(400, 401) },
+      },
+    },
+    async (request) => {
+      const limit = request.query.limit ?? 20;
+      const rows = await saved.list(request.user.id, request.language, limit + 1, decodeCursor(request.query.cursor, isUuid));
+      const items = rows.slice(0, limit);
+      return { items, next_cursor: rows.length > limit ? encodeCursor(items.at(-1)!.id) : null };
+    },
+  );
+
+  app.get(
+    '/saved-recipes/:id',
+    { schema: { tags: ['saved recipes'], summary: 'One bookmark', params: IdParams, response: { 200: Bookmark, ...errors(400, 401, 404) } } },
+    async (request) => {
+      const bookmark = await saved.get(request.user.id, request.params.id, request.language);
+      if (!bookmark) throw notFound('Saved recipe');
+      return bookmark;
+    },
+  );
+
+  app.delete(
+    '/saved-recipes/:id',
+    { schema: { tags: ['saved recipes'], summary: 'Remove a bookmark', params: IdParams, response: { 204: Type.Null(), ...errors(400, 401, 404) } } },
+    async (request, reply) => {
+      if (!(await saved.delete(request.user.id, request.params.id))) throw notFound('Saved recipe');
+      return reply.status(204).send(null);
+    },
+  );
+};
+
+export default savedRecipes;

@@ -1,0 +1,170 @@
+import type { Sql, Queryable } from '../client.ts';
+import type { MEAL_TYPES } from '../schema/columns.ts';
+
+export type MealType = (typeof MEAL_TYPES)[number];
+
+export interface DiaryEntryRow {
+  id: string;
+  date: string;
+  meal_type: MealType;
+  dish_id: string | null;
+  product_id: string | null;
+  recipe_id: string | null;
+  name: string;
+  portions: number | null;
+  portion_g: number | null;
+  calories: number | null;
+  protein_g: number | null;
+  fat_g: number | null;
+  carbs_g: number | null;
+  job_id: string | null;
+  created_at: Date;
+}
+
+export interface NewDiaryEntry {
+  date: string;
+  mealType: string;
+  dishId: string | null;
+  recipeId: string | null;
+  productId: string | null;
+  portions: number | null;
+  portionG: number | null;
+  jobId: string | null;
+}
+
+/**
+ * Name and nutrition are computed at read time: recipe per-serving × portions for dish entries, product per-100 g ×
+ * portion_g / 100 for product entries (rounded to 0.1).
+ */
+const ENTRY = (sql: Queryable, language: string) => sql`
+  e.id, e.date, e.meal_type, e.dish_id, e.product_id, e.recipe_id,
+  COALESCE(tl.name, te.name, pl.name, pe.name, p.canonical_name) AS name,
+  e.portions::float8 AS portions, e.portion_g::float8 AS portion_g,
+  round(CASE WHEN e.dish_id IS NOT NULL THEN r.calories_per_serving * e.portions ELSE p.calories_per_100g * e.portion_g / 100 END, 1)::float8 AS calories,
+  round(CASE WHEN e.dish_id IS NOT NULL THEN r.protein_per_serving * e.portions ELSE p.protein_per_100g * e.portion_g / 100 END, 1)::float8 AS protein_g,
+  round(CASE WHEN e.dish_id IS NOT NULL THEN r.fat_per_serving * e.portions ELSE p.fat_per_100g * e.portion_g / 100 END, 1)::float8 AS fat_g,
+  round(CASE WHEN e.dish_id IS NOT NULL THEN r.carbs_per_serving * e.portions ELSE p.carbs_per_100g * e.portion_g / 100 END, 1)::float8 AS carbs_g,
+  e.job_id, e.created_at`;
+
+const ENTRY_JOINS = (sql: Queryable, language: string) => sql`
+  LEFT JOIN recipes r ON r.id = e.recipe_id
+  LEFT JOIN dish_translations tl ON tl.dish_id = e.dish_id AND tl.language_code = ${language}
+  LEFT JOIN dish_translations te ON te.dish_id = e.dish_id AND te.language_code = 'en'
+  LEFT JOIN products p ON p.id = e.product_id
+  LEFT JOIN product_aliases pl ON pl.product_id = p.id AND pl.language_code = ${language} AND pl.is_primary
+  LEFT JOIN product_aliases pe ON pe.product_id = p.id AND pe.language_code = 'en' AND pe.is_primary`;
+
+/** Every query is scoped by the owner: another user's id behaves as if it did not exist. */
+export function diaryRepository(sql: Sql) {
+  return {
+    async day(userId: string, date: string, language: string): Promise<DiaryEntryRow[]> {
+      return sql<DiaryEntryRow[]>`
+        SELECT ${ENTRY(sql, language)} FROM meal_diary e ${ENTRY_JOINS(sql, language)}
+        WHERE e.user_id = ${userId} AND e.date = ${date}
+        ORDER BY array_position(ARRAY['breakfast','second_breakfast','lunch','afternoon_snack','dinner','snack'], e.meal_type), e.created_at, e.id`;
+    },
+
+    async get(tx: Queryable, userId: string, id: string, language: string): Promise<DiaryEntryRow | null> {
+      const [row] = await tx<DiaryEntryRow[]>`
+        SELECT ${ENTRY(tx, language)} FROM meal_diary e ${ENTRY_JOINS(tx, language)}
+        WHERE e.user_id = ${userId} AND e.id = ${id}`;
+      return row ?? null;
+    },
+
+    async insert(tx: Queryable, userId: string, entry: NewDiaryEntry): Promise<string> {
+      const [row] = await tx<{ id: string }[]>`
+        INSERT INTO meal_diary (user_id, date, meal_type, dish_id, recipe_id, product_id, portions, portion_g, job_id)
+        VALUES (${userId}, ${entry.date}, ${entry.mealType}, ${entry.dishId}, ${entry.recipeId}, ${entry.productId},
+                ${entry.portions}, ${entry.portionG}, ${entry.jobId})
+        RETURNING id`;
+      return row!.id;
+    },
+
+    async delete(userId: string, id: string): Promise<boolean> {
+      const rows = await sql`DELETE FROM meal_diary WHERE user_id = ${userId} AND id = ${id} RETURNING id`;
+      return rows.length > 0;
+    },
+
+    /** Distinct dishes and products of the user's recent entries, with how often each was logged. */
+    async recent(userId: string, language: string, limit: number) {
+      return sql<{
+        kind: 'dish' | 'product';
+        dish_id: string | null;
+        product_id: string | null;
+        recipe_id: string | null;
+        name: string;
+        last_used_at: Date;
+        use_count: number;
+      }[]>`
+        WITH used AS (
+          SELECT CASE WHEN dish_id IS NOT NULL THEN 'dish' ELSE 'product' END AS kind, dish_id, product_id,
+                 (array_agg(recipe_id ORDER BY created_at DESC))[1] AS recipe_id,
+                 max(created_at) AS last_used_at, count(*)::int AS use_count
+          FROM meal_diary WHERE user_id = ${userId}
+          GROUP BY 1, dish_id, product_id
+          ORDER BY last_used_at DESC LIMIT ${limit}
+        )
+        SELECT u.kind, u.dish_id, u.product_id, u.recipe_id,
+               COALESCE(tl.name, te.name, pl.name, pe.name, p.canonical_name) AS name, u.last_used_at, u.use_count
+        FROM used u
+        LEFT JOIN dish_translations tl ON tl.dish_id = u.dish_id AND tl.language_code = ${language}
+        LEFT JOIN dish_translations te ON te.dish_id = u.dish_id AND te.language_code = 'en'
+        LEFT JOIN products p ON p.id = u.product_id
+        LEFT JOIN product_aliases pl ON pl.product_id = p.id AND pl.language_code = ${language} AND pl.is_primary
+        LEFT JOIN product_aliases pe ON pe.product_id = p.id AND pe.language_code = 'en' AND pe.is_primary
+        ORDER BY u.last_used_at DESC`;
+    },
+
+    /** The default recipe of a dish the user may log: a catalog dish or one the user's own entries created. */
+    async dishRecipe(tx: Queryable, dishId: string): Promise<string | null> {
+      const [row] = await tx<{ id: string }[]>`
+        SELECT r.id FROM recipes r WHERE r.dish_id = ${dishId} ORDER BY r.is_default DESC, r.id LIMIT 1`;
+      return row?.id ?? null;
+    },
+
+    async productExists(tx: Queryable, productId: string): Promise<boolean> {
+      const rows = await tx`SELECT 1 FROM products WHERE id = ${productId}`;
+      return rows.length > 0;
+    },
+
+    async ownsDishJob(tx: Queryable, userId: string, jobId: string): Promise<boolean> {
+      const rows = await tx`SELECT 1 FROM dish_recognition_jobs WHERE id = ${jobId} AND user_id = ${userId}`;
+      return rows.length > 0;
+    },
+
+    /**
+     * A dish by name in any language: exact (case-insensitive) first, else a very close name (trigram similarity of
+     * at least 0.7). Catalog dishes and the user's own named dishes only: other users' names stay private.
+     */
+    async findDishByName(tx: Queryable, userId: string, name: string): Promise<string | null> {
+      const text = name.trim().toLowerCase();
+      const [row] = await tx<{ dish_id: string }[]>`
+        SELECT t.dish_id FROM dish_translations t JOIN dishes d ON d.id = t.dish_id
+        WHERE (d.source = 'catalog' OR d.created_by = ${userId})
+          AND (lower(t.name) = ${text} OR lower(t.name) % ${text})
+          AND similarity(lower(t.name), ${text}) >= 0.7
+        ORDER BY lower(t.name) = ${text} DESC, similarity(lower(t.name), ${text}) DESC, d.source = 'catalog' DESC
+        LIMIT 1`;
+      return row?.dish_id ?? null;
+    },
+
+    /** Creates the user's dish with a recipe stub whose per-serving macros a model estimated. */
+    async createStubDish(
+      tx: Queryable,
+      userId: string,
+      name: string,
+      language: string,
+      macros: { calories: number; protein: number; fat: number; carbs: number },
+    ): Promise<{ dishId: string; recipeId: string }> {
+      const [dish] = await tx<{ id: string }[]>`
+        INSERT INTO dishes (source, created_by) VALUES ('stub', ${userId}) RETURNING id`;
+      await tx`INSERT INTO dish_translations (dish_id, language_code, name) VALUES (${dish!.id}, ${language}, ${name.trim()})`;
+      const [recipe] = await tx<{ id: string }[]>`
+        INSERT INTO recipes (dish_id, is_default, source, servings, calories_per_serving, protein_per_serving,
+                             fat_per_serving, carbs_per_serving, created_by)
+        VALUES (${dish!.id}, true, 'stub', 1, ${macros.calories}, ${macros.protein}, ${macros.fat}, ${macros.carbs}, ${userId})
+        RETURNING id`;
+      return { dishId: dish!.id, recipeId: recipe!.id };
+    },
+  };
+}
