@@ -1,3 +1,5 @@
+import type { GeneratedRecipe } from './schemas.ts';
+
 /** Per-serving macros a model estimated for a dish it knows only by name. */
 export interface MacroEstimate {
   calories: number;
@@ -8,11 +10,43 @@ export interface MacroEstimate {
   model: string;
 }
 
+export interface PantryItem {
+  product_id: string | null;
+  name: string;
+  quantity: number;
+  unit: string;
+  days_left: number;
+}
+
+/** Everything a planning prompt is built from. */
+export interface PlanningContext {
+  /** Target language: its code and English name (the prompt names it in English). */
+  language: { code: string; english_name: string };
+  calorieTarget: number | null;
+  macroTargets: { protein_g: number; fat_g: number; carbs_g: number } | null;
+  cuisines: string[];
+  excludedTags: string[];
+  /** Expiring first. */
+  pantry: PantryItem[];
+  /** Varies deterministic choices between users and days. */
+  seed: string;
+}
+
+export interface Slot {
+  date: string;
+  meal_type: (typeof import('./schemas.ts').MEAL_TYPES)[number];
+}
+
 /** The model work the service asks for. Each task has its own output schema and may use its own model. */
 export interface ModelProvider {
   readonly name: string;
   estimateDishMacros(input: { name: string; language: string }): Promise<MacroEstimate>;
+  recommend(input: PlanningContext & { count: number; mealType: string | null }): Promise<{ recipes: GeneratedRecipe[]; model: string }>;
+  planMenu(input: PlanningContext & { slots: Slot[] }): Promise<{ days: { date: string; meals: GeneratedRecipe[] }[]; model: string }>;
 }
 
 /** An upstream failure (network, 4xx/5xx, timeout): surfaced as 502 `model_unavailable`, never retried. */
 export class ModelUnavailable extends Error {}
+
+/** The model kept answering with output that does not fit the task's schema. */
+export class ModelOutputInvalid extends ModelUnavailable {}

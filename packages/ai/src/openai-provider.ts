@@ -1,0 +1,89 @@
+import OpenAI, { APIError } from 'openai';
+import { Value } from 'typebox/value';
+import type { TSchema } from 'typebox';
+import { macroPrompt, menuPrompt, recommendationPrompt, type ChatMessage } from './prompts.ts';
+import { ModelOutputInvalid, ModelUnavailable, type ModelProvider } from './provider.ts';
+import { MacroOutput, MenuOutput, RecommendationsOutput, type GeneratedRecipe } from './schemas.ts';
+
+export type ModelTask = 'recommendations' | 'menu' | 'estimate' | 'vision';
+
+export interface OpenAiConfig {
+  apiKey: string;
+  /** Any OpenAI-compatible endpoint: OpenAI, Azure-style gateways, OpenRouter, Ollama, vLLM, llama.cpp. */
+  baseUrl?: string;
+  /** Model name per task. */
+  models: Record<ModelTask, string>;
+  /** Per call; below the API's 120 s write timeout. */
+  timeoutMs: number;
+  log?: { info: (obj: object, msg: string) => void; warn: (obj: object, msg: string) => void };
+}
+
+/** Parse or validation failures get this many more tries, each told what was wrong. */
+export const OUTPUT_RETRIES = 2;
+
+/**
+ * Structured output over the chat-completions API: the JSON schema of each task comes from its TypeBox schema and
+ * every answer is validated against it. Invalid output is retried with the error fed back; upstream failures
+ * (network, 4xx/5xx, timeouts) are never retried and surface as ModelUnavailable.
+ */
+export function openAiProvider(config: OpenAiConfig): ModelProvider & {
+  complete<T>(task: ModelTask, name: string, schema: TSchema, messages: ChatMessage[]): Promise<T>;
+} {
+  const client = new OpenAI({ apiKey: config.apiKey, baseURL: config.baseUrl, timeout: config.timeoutMs, maxRetries: 0 });
+
+  async function complete<T>(task: ModelTask, name: string, schema: TSchema, messages: ChatMessage[]): Promise<T> {
+    const conversation = [...messages];
+    for (let attempt = 0; attempt <= OUTPUT_RETRIES; attempt++) {
+      let content: string;
+      try {
+        const response = await client.chat.completions.create({
+          model: config.models[task],
+          messages: conversation,
+          response_format: { type: 'json_schema', json_schema: { name, schema: schema as Record<string, unknown>, strict: false } },
+        });
+        config.log?.info(
+          { task, model: response.model, attempt, usage: response.usage ?? null },
+          'model call',
+        );
+        content = response.choices[0]?.message?.content ?? '';
+      } catch (err) {
+        // Network errors, HTTP errors and timeouts alike: a retry would only double the wait or the bill.
+        const status = err instanceof APIError ? err.status : undefined;
+        config.log?.warn({ task, status, err: (err as Error).message }, 'model call failed');
+        throw new ModelUnavailable(`${task} model call failed${status ? ` (${status})` : ''}`);
+      }
+      let problem: string;
+      try {
+        const parsed: unknown = JSON.parse(content);
+        const errors = Value.Errors(schema, parsed);
+        if (errors.length === 0) return parsed as T;
+        problem = errors.slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
+      } catch (err) {
+        problem = `not valid JSON (${(err as Error).message})`;
+      }
+      config.log?.warn({ task, attempt, problem }, 'model output rejected');
+      conversation.push(
+        { role: 'assistant', content },
+        { role: 'user', content: `That answer does not match the schema: ${problem}. Answer again with corrected JSON only.` },
+      );
+    }
+    throw new ModelOutputInvalid(`${task}: no valid output after ${OUTPUT_RETRIES + 1} tries`);
+  }
+
+  return {
+    name: 'openai',
+    complete,
+    async estimateDishMacros(input) {
+      const out = await complete<{ calories: number; protein: number; fat: number; carbs: number }>('estimate', 'macro_estimate', MacroOutput, macroPrompt(input));
+      return { ...out, model: config.models.estimate };
+    },
+    async recommend(input) {
+      const out = await complete<{ recipes: GeneratedRecipe[] }>('recommendations', 'recommendations', RecommendationsOutput, recommendationPrompt(input));
+      return { recipes: out.recipes.slice(0, input.count), model: config.models.recommendations };
+    },
+    async planMenu(input) {
+      const out = await complete<MenuOutput>('menu', 'menu', MenuOutput, menuPrompt(input));
+      return { days: out.days, model: config.models.menu };
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import { Type, type Static } from 'typebox';
+
+/** The unit codes a model may use; the same codes as the units table. */
+export const UNIT_CODES = [
+  'g', 'kg', 'mg', 'oz', 'lb', 'ml', 'l', 'dl', 'fl_oz', 'tsp', 'tbsp', 'cup', 'glass',
+  'pinch', 'piece', 'clove', 'slice', 'pack', 'can', 'bottle', 'bunch', 'handful', 'sprig', 'leaf',
+] as const;
+export const MEAL_TYPES = ['breakfast', 'second_breakfast', 'lunch', 'afternoon_snack', 'dinner', 'snack'] as const;
+
+const Macro = (max: number) => Type.Number({ minimum: 0, maximum: max });
+
+export const GeneratedIngredient = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 120, description: 'ingredient name in the target language' }),
+    quantity: Type.Number({ exclusiveMinimum: 0, maximum: 100000 }),
+    unit: Type.Enum([...UNIT_CODES]),
+  },
+  { additionalProperties: false },
+);
+
+export const GeneratedRecipe = Type.Object(
+  {
+    title: Type.String({ minLength: 1, maxLength: 120, description: 'dish name in the target language' }),
+    english_title: Type.String({ minLength: 1, maxLength: 120, description: 'the same name in English' }),
+    reason: Type.String({ maxLength: 400, description: 'why it suits the user, in the target language' }),
+    meal_type: Type.Enum([...MEAL_TYPES]),
+    servings: Type.Integer({ minimum: 1, maximum: 12 }),
+    prep_minutes: Type.Integer({ minimum: 0, maximum: 600 }),
+    cook_minutes: Type.Integer({ minimum: 0, maximum: 1440 }),
+    calories_per_serving: Macro(3000),
+    protein_per_serving: Macro(300),
+    fat_per_serving: Macro(300),
+    carbs_per_serving: Macro(500),
+    ingredients: Type.Array(GeneratedIngredient, { minItems: 1, maxItems: 30 }),
+    steps: Type.Array(Type.String({ minLength: 1, maxLength: 800 }), { minItems: 1, maxItems: 20 }),
+    uses_pantry: Type.Array(Type.String({ maxLength: 120 }), { maxItems: 30, description: 'names of pantry items used' }),
+  },
+  { additionalProperties: false },
+);
+
+export const RecommendationsOutput = Type.Object(
+  { recipes: Type.Array(GeneratedRecipe, { minItems: 1, maxItems: 10 }) },
+  { additionalProperties: false },
+);
+
+export const MenuOutput = Type.Object(
+  {
+    days: Type.Array(
+      Type.Object(
+        { date: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }), meals: Type.Array(GeneratedRecipe, { minItems: 1, maxItems: 6 }) },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 31 },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const MacroOutput = Type.Object(
+  { calories: Macro(3000), protein: Macro(300), fat: Macro(300), carbs: Macro(500) },
+  { additionalProperties: false },
+);
+
+export type GeneratedRecipe = Static<typeof GeneratedRecipe> & {
+  /** Set by the offline model, which builds recipes from catalog products. */
+  ingredients: (Static<typeof GeneratedIngredient> & { product_id?: string })[];
+};
+export type MenuOutput = { days: { date: string; meals: GeneratedRecipe[] }[] };
