@@ -22,8 +22,11 @@ import catalogRoutes from './routes/catalog/index.ts';
 import diaryRoutes from './routes/diary/index.ts';
 import userProductRoutes from './routes/user-products/index.ts';
 import savedRecipeRoutes from './routes/saved-recipes/index.ts';
+import recommendationRoutes from './routes/recommendations/index.ts';
+import menuRoutes from './routes/menu/index.ts';
+import shoppingListRoutes from './routes/shopping-list/index.ts';
 import aiPlugin from './plugins/ai.ts';
-import type { ModelProvider } from '@nutrition/ai';
+import type { ModelProvider, PhotoSearch } from '@nutrition/ai';
 
 export const VERSION = '0.1.0';
 
@@ -35,6 +38,7 @@ export interface AppOptions {
   verifier?: IdentityVerifier;
   /** Replaces the model chosen by configuration. */
   model?: ModelProvider;
+  photos?: PhotoSearch | null;
   logger?: FastifyServerOptions['logger'];
 }
 
@@ -114,7 +118,7 @@ export async function buildApp(config: Config, options: AppOptions = {}) {
   await app.register(notificationsPlugin);
   await app.register(authPlugin, { secret: config.JWT_SECRET });
   await app.register(i18nPlugin);
-  await app.register(aiPlugin, { model: options.model });
+  await app.register(aiPlugin, { config, model: options.model, photos: options.photos });
 
   await app.register(systemRoutes, { version: VERSION });
   await app.register(authRoutes, { verifier: options.verifier ?? identityVerifier(config) });
@@ -124,6 +128,9 @@ export async function buildApp(config: Config, options: AppOptions = {}) {
   await app.register(diaryRoutes);
   await app.register(userProductRoutes);
   await app.register(savedRecipeRoutes);
+  await app.register(recommendationRoutes, { config });
+  await app.register(menuRoutes, { config });
+  await app.register(shoppingListRoutes);
   return app;
 }
 

@@ -46,7 +46,11 @@ export interface ModelProvider {
 }
 
 /** An upstream failure (network, 4xx/5xx, timeout): surfaced as 502 `model_unavailable`, never retried. */
-export class ModelUnavailable extends Error {}
+export class ModelUnavailable extends Error {
+  override name = 'ModelUnavailable';
+}
 
 /** The model kept answering with output that does not fit the task's schema. */
-export class ModelOutputInvalid extends ModelUnavailable {}
+export class ModelOutputInvalid extends ModelUnavailable {
+  override name = 'ModelOutputInvalid';
+}

@@ -61,7 +61,7 @@ export const MacroOutput = Type.Object(
   { additionalProperties: false },
 );
 
-export type GeneratedRecipe = Static<typeof GeneratedRecipe> & {
+export type GeneratedRecipe = Omit<Static<typeof GeneratedRecipe>, 'ingredients'> & {
   /** Set by the offline model, which builds recipes from catalog products. */
   ingredients: (Static<typeof GeneratedIngredient> & { product_id?: string })[];
 };

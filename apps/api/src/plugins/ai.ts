@@ -1,19 +1,51 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
-import { offlineModel, type ModelProvider } from '@nutrition/ai';
+import { offlineModel, openAiProvider, pexels, unsplash, type ModelProvider, type PhotoSearch } from '@nutrition/ai';
 import { catalogRepository } from '@nutrition/db/repositories';
+import type { Config } from '../config.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The model behind estimates, recommendations and menus: the offline development model unless configured. */
+    /** The model behind estimates, recommendations and menus: the offline development model unless a key is set. */
     model: ModelProvider;
+    /** Stock photos for generated recipes; null when no provider is configured (image_url stays null). */
+    photos: PhotoSearch | null;
   }
 }
 
+export function modelFromConfig(config: Config, log: FastifyInstance['log']): ModelProvider | null {
+  if (!config.OPENAI_API_KEY) return null;
+  const pick = (specific: string) => specific || config.OPENAI_MODEL;
+  return openAiProvider({
+    apiKey: config.OPENAI_API_KEY,
+    baseUrl: config.OPENAI_BASE_URL || undefined,
+    timeoutMs: config.MODEL_TIMEOUT_MS,
+    models: {
+      recommendations: pick(config.OPENAI_MODEL_RECOMMENDATIONS),
+      menu: pick(config.OPENAI_MODEL_MENU),
+      estimate: pick(config.OPENAI_MODEL_ESTIMATE),
+      vision: pick(config.OPENAI_MODEL_VISION),
+    },
+    log,
+  });
+}
+
+export function photosFromConfig(config: Config): PhotoSearch | null {
+  const base = config.PHOTO_SEARCH_BASE_URL || undefined;
+  if (config.PEXELS_API_KEY) return pexels(config.PEXELS_API_KEY, base);
+  if (config.UNSPLASH_ACCESS_KEY) return unsplash(config.UNSPLASH_ACCESS_KEY, base);
+  return null;
+}
+
 export default fp(
-  async (app: FastifyInstance, opts: { model?: ModelProvider }) => {
+  async (app: FastifyInstance, opts: { config: Config; model?: ModelProvider; photos?: PhotoSearch | null }) => {
     const catalog = catalogRepository(app.sql, app.searchSql);
-    app.decorate('model', opts.model ?? offlineModel({ similarDishes: (name, limit) => catalog.similarDishes(name, limit) }));
+    const offline = offlineModel({
+      similarDishes: (name, limit) => catalog.similarDishes(name, limit),
+      catalogRecipes: (language) => catalog.catalogRecipes(language),
+    });
+    app.decorate('model', opts.model ?? modelFromConfig(opts.config, app.log) ?? offline);
+    app.decorate('photos', opts.photos !== undefined ? opts.photos : photosFromConfig(opts.config));
   },
   { name: 'ai', dependencies: ['db'] },
 );

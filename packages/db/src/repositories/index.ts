@@ -5,3 +5,7 @@ export * from './catalog.ts';
 export * from './diary.ts';
 export * from './pantry.ts';
 export * from './saved-recipes.ts';
+export * from './recipe-writer.ts';
+export * from './planning.ts';
+export * from './menu.ts';
+export * from './shopping.ts';

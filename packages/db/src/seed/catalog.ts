@@ -1,5 +1,6 @@
 import { readdir } from 'node:fs/promises';
-import { gramsOf, normalizeBarcode, recipePerServing, type Unit } from '@nutrition/domain';
+import { normalizeBarcode, type Unit } from '@nutrition/domain';
+import { computePerServing, writeRecipeBody } from '../repositories/recipe-writer.ts';
 import type { Queryable, Sql } from '../client.ts';
 import { readJson, seedDataDir, type Translations } from './reference.ts';
 import { refreshSearchWords } from '../search-words.ts';
@@ -104,14 +105,6 @@ async function seedDishes(tx: Queryable, dishes: SeedDish[], productIds: Map<str
   const units = new Map(
     (await tx<Unit[]>`SELECT code, kind, factor FROM units`).map((u) => [u.code, u] as const),
   );
-  const productRows = await tx<
-    { id: string; calories: number; protein: number; fat: number; carbs: number; density: number | null; piece_g: number | null; unit_grams: Record<string, number> }[]
-  >`
-    SELECT id, calories_per_100g AS calories, protein_per_100g AS protein, fat_per_100g AS fat, carbs_per_100g AS carbs,
-           density_g_per_ml AS density, piece_g, unit_grams
-    FROM products WHERE id = ANY(${[...productIds.values()]}::uuid[])`;
-  const products = new Map(productRows.map((p) => [p.id, p] as const));
-
   for (const dish of dishes) {
     const [saved] = await tx<{ id: string }[]>`
       INSERT INTO dishes (code, category_code, cuisine_code, source)
@@ -138,16 +131,11 @@ async function seedDishes(tx: Queryable, dishes: SeedDish[], productIds: Map<str
       if (!productId || !unit) throw new Error(`dish ${dish.code}: unknown product ${ing.product} or unit ${ing.unit}`);
       return { ...ing, productId, unit, position: i + 1 };
     });
-    const perServing = recipePerServing(
-      ingredients.map((ing) => {
-        const p = products.get(ing.productId)!;
-        return {
-          grams: gramsOf(ing.quantity, ing.unit, { densityGPerMl: p.density, pieceG: p.piece_g, unitGrams: p.unit_grams }),
-          per100g: p,
-        };
-      }),
+    const perServing = (await computePerServing(
+      tx,
+      ingredients.map((ing) => ({ productId: ing.productId, name: null, quantity: ing.quantity, unitCode: ing.unit.code })),
       recipe.servings,
-    );
+    )) ?? { calories: 0, protein: 0, fat: 0, carbs: 0 };
     const values = {
       servings: recipe.servings,
       prep_minutes: recipe.prep_minutes,
@@ -166,29 +154,12 @@ async function seedDishes(tx: Queryable, dishes: SeedDish[], productIds: Map<str
           INSERT INTO recipes ${tx({ ...values, dish_id: dishId, is_default: true, source: 'catalog' })} RETURNING id`;
     const recipeId = row!.id;
 
-    await tx`DELETE FROM recipe_ingredients WHERE recipe_id = ${recipeId}`;
-    await tx`INSERT INTO recipe_ingredients ${tx(
-      ingredients.map((ing) => ({
-        recipe_id: recipeId,
-        position: ing.position,
-        product_id: ing.productId,
-        quantity: ing.quantity,
-        unit_code: ing.unit.code,
-        note: ing.note ? JSON.stringify(ing.note) : null,
-      })),
-    )}`;
-    await tx`DELETE FROM recipe_steps WHERE recipe_id = ${recipeId}`;
-    const steps = await tx<{ id: string; position: number }[]>`
-      INSERT INTO recipe_steps ${tx(
-        recipe.steps.map((s, i) => ({ recipe_id: recipeId, position: i + 1, duration_minutes: s.duration_minutes ?? null })),
-      )} RETURNING id, position`;
-    const stepTexts = steps.flatMap((step) => {
-      const source = recipe.steps[step.position - 1]!;
-      return Object.entries(source)
-        .filter(([key, text]) => key !== 'duration_minutes' && typeof text === 'string')
-        .map(([language_code, text]) => ({ step_id: step.id, language_code, text: text as string }));
-    });
-    if (stepTexts.length > 0) await tx`INSERT INTO recipe_step_translations ${tx(stepTexts)}`;
+    await writeRecipeBody(
+      tx,
+      recipeId,
+      ingredients.map((ing) => ({ productId: ing.productId, name: null, quantity: ing.quantity, unitCode: ing.unit.code, note: ing.note ?? null })),
+      recipe.steps.map(({ duration_minutes, ...text }) => ({ text: text as Record<string, string>, durationMinutes: duration_minutes ?? null })),
+    );
     if (recipe.notes) {
       const notes = Object.entries(recipe.notes).map(([language_code, notes]) => ({ recipe_id: recipeId, language_code, notes }));
       await tx`

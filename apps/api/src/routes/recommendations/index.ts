@@ -1,0 +1,95 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { catalogRepository, recommendationRepository, type CachedRecommendation } from '@nutrition/db/repositories';
+import { todayUtc } from '@nutrition/domain';
+import { errors, MealType, Timestamp, Uuid } from '../../schemas.ts';
+import { Recipe } from '../catalog/schemas.ts';
+import { planningContext, photosFor, saveRecipes } from '../../planning.ts';
+import type { Config } from '../../config.ts';
+
+const Recommendation = Type.Intersect([
+  Recipe,
+  Type.Object({
+    title: Type.String({ description: 'in the request language' }),
+    reason: Type.String(),
+    uses_products: Type.Array(Uuid, { description: 'pantry product ids the recipe uses' }),
+  }),
+]);
+
+const Query = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10, default: 5 })),
+    meal_type: Type.Optional(MealType),
+    refresh: Type.Optional(Type.Boolean({ default: false })),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * Recipes recommended by the model for the user's targets, preferences and expiring pantry, stored as dishes and
+ * recipes (`source` = `ai`) and cached per user, day, language and meal type; `refresh=true` regenerates.
+ */
+const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
+  const cache = recommendationRepository(app.sql);
+  const catalog = catalogRepository(app.sql, app.searchSql);
+  // Concurrent identical requests in this process share one generation.
+  const inflight = new Map<string, Promise<{ items: CachedRecommendation[]; generated_at: Date }>>();
+  app.addHook('onRequest', app.authenticate);
+
+  async function generate(userId: string, day: string, language: string, mealType: string | null, count: number) {
+    const ctx = await planningContext(app, userId, language, day);
+    const { recipes } = await app.model.recommend({ ...ctx, count, mealType });
+    const images = await photosFor(app, recipes, config.PHOTO_SEARCH_BUDGET_MS);
+    return app.sql.begin(async (tx) => {
+      const saved = await saveRecipes(app, tx, recipes, images, 'ai', userId, language);
+      const items: CachedRecommendation[] = saved.map((s, i) => {
+        const r = recipes[i]!;
+        const used = new Set<string>();
+        for (const ing of r.ingredients) if (ing.product_id && [...ctx.pantryIds.values()].includes(ing.product_id)) used.add(ing.product_id);
+        for (const name of r.uses_pantry) {
+          const id = ctx.pantryIds.get(name.toLowerCase());
+          if (id) used.add(id);
+        }
+        return { recipe_id: s.recipeId, title: r.title, reason: r.reason, uses_products: [...used] };
+      });
+      const generated_at = await cache.put(tx, userId, day, language, mealType ?? '', items);
+      return { items, generated_at };
+    });
+  }
+
+  app.get(
+    '/recommendations',
+    {
+      schema: {
+        tags: ['recommendations'],
+        summary: 'Recipes recommended for the user today (cached per user, day, language and meal type)',
+        description: 'Model output that fails validation is retried twice; an unreachable model is 502 `model_unavailable`.',
+        querystring: Query,
+        response: { 200: Type.Object({ items: Type.Array(Recommendation), generated_at: Timestamp }), ...errors(400, 401, 502) },
+      },
+    },
+    async (request) => {
+      const { limit = 5, meal_type = null, refresh = false } = request.query;
+      const day = todayUtc();
+      const userId = request.user.id;
+      const key = `${userId}|${day}|${request.language}|${meal_type ?? ''}`;
+      let set = refresh ? null : await cache.get(userId, day, request.language, meal_type ?? '');
+      if (!set || set.items.length < limit) {
+        let pending = inflight.get(key);
+        if (!pending) {
+          pending = generate(userId, day, request.language, meal_type, limit).finally(() => inflight.delete(key));
+          inflight.set(key, pending);
+        }
+        set = await pending;
+      }
+      const items = [];
+      for (const item of set.items.slice(0, limit)) {
+        const recipe = await catalog.recipeById(item.recipe_id, request.language);
+        if (recipe) items.push({ ...recipe, title: item.title, reason: item.reason, uses_products: item.uses_products });
+      }
+      return { items, generated_at: set.generated_at };
+    },
+  );
+};
+
+export default recommendations;

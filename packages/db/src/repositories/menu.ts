@@ -1,0 +1,77 @@
+import type { Queryable, Sql } from '../client.ts';
+import type { MealType } from './diary.ts';
+
+export interface MenuItemRow {
+  id: string;
+  date: string;
+  meal_type: MealType;
+  dish_id: string;
+  recipe_id: string;
+  name: string;
+  servings: number;
+  calories: number | null;
+  protein_g: number | null;
+  fat_g: number | null;
+  carbs_g: number | null;
+  image_url: string | null;
+  calories_per_serving: number | null;
+}
+
+export interface MenuSlotInput {
+  date: string;
+  meal_type: string;
+  dish_id: string;
+  recipe_id: string;
+  servings: number;
+}
+
+/** Weekly menus: one plan per user and Monday, one item per date and meal type. */
+export function menuRepository(sql: Sql) {
+  return {
+    async plan(userId: string, weekStart: string, language: string) {
+      const [plan] = await sql<{ id: string }[]>`SELECT id FROM menu_plans WHERE user_id = ${userId} AND week_start = ${weekStart}`;
+      if (!plan) return { id: null, items: [] as MenuItemRow[] };
+      const items = await sql<MenuItemRow[]>`
+        SELECT m.id, m.date, m.meal_type, m.dish_id, m.recipe_id, COALESCE(tl.name, te.name) AS name,
+               m.servings::float8 AS servings,
+               round(r.calories_per_serving * m.servings, 1)::float8 AS calories,
+               round(r.protein_per_serving * m.servings, 1)::float8 AS protein_g,
+               round(r.fat_per_serving * m.servings, 1)::float8 AS fat_g,
+               round(r.carbs_per_serving * m.servings, 1)::float8 AS carbs_g,
+               COALESCE(r.image_url, d.image_url) AS image_url,
+               r.calories_per_serving::float8 AS calories_per_serving
+        FROM menu_items m JOIN recipes r ON r.id = m.recipe_id JOIN dishes d ON d.id = m.dish_id
+        LEFT JOIN dish_translations tl ON tl.dish_id = m.dish_id AND tl.language_code = ${language}
+        LEFT JOIN dish_translations te ON te.dish_id = m.dish_id AND te.language_code = 'en'
+        WHERE m.menu_plan_id = ${plan.id}
+        ORDER BY m.date, array_position(ARRAY['breakfast','second_breakfast','lunch','afternoon_snack','dinner','snack'], m.meal_type)`;
+      return { id: plan.id, items };
+    },
+
+    /** The dish and recipe of a slot given either; null when neither exists. */
+    async resolve(tx: Queryable, ref: { dish_id?: string; recipe_id?: string }) {
+      const [row] = ref.recipe_id
+        ? await tx<{ dish_id: string; recipe_id: string }[]>`SELECT dish_id, id AS recipe_id FROM recipes WHERE id = ${ref.recipe_id}`
+        : await tx<{ dish_id: string; recipe_id: string }[]>`
+            SELECT dish_id, id AS recipe_id FROM recipes WHERE dish_id = ${ref.dish_id!} ORDER BY is_default DESC, id LIMIT 1`;
+      return row ?? null;
+    },
+
+    /** Upserts the named slots of a week, leaving every other slot as it is. */
+    async upsertSlots(tx: Queryable, userId: string, weekStart: string, slots: MenuSlotInput[]) {
+      const [plan] = await tx<{ id: string }[]>`
+        INSERT INTO menu_plans (user_id, week_start) VALUES (${userId}, ${weekStart})
+        ON CONFLICT (user_id, week_start) DO UPDATE SET updated_at = now()
+        RETURNING id`;
+      if (slots.length === 0) return;
+      await tx`
+        INSERT INTO menu_items ${tx(slots.map((s) => ({ ...s, menu_plan_id: plan!.id })), 'menu_plan_id', 'date', 'meal_type', 'dish_id', 'recipe_id', 'servings')}
+        ON CONFLICT (menu_plan_id, date, meal_type)
+          DO UPDATE SET dish_id = excluded.dish_id, recipe_id = excluded.recipe_id, servings = excluded.servings`;
+    },
+
+    async deleteWeek(userId: string, weekStart: string) {
+      await sql`DELETE FROM menu_plans WHERE user_id = ${userId} AND week_start = ${weekStart}`;
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import type { Queryable, Sql } from '../client.ts';
+import { computePerServing, writeRecipeBody, type Macros } from './recipe-writer.ts';
+
+export interface GeneratedRecipeInput {
+  title: string;
+  englishTitle: string;
+  servings: number;
+  prepMinutes: number;
+  cookMinutes: number;
+  /** The model's own figures, kept when the ingredients cannot all be weighed. */
+  macros: Macros;
+  ingredients: { name: string; quantity: number; unit: string; productId?: string }[];
+  steps: string[];
+}
+
+/** Generated recipes: matched to catalog products and saved as dishes + recipes with their source. */
+export function generatedRecipeRepository(sql: Sql) {
+  /**
+   * Catalog products for ingredient names: an exact name in any language first, else the closest curated name
+   * (trigram similarity >= 0.6). Unmatched names stay null and are kept with their text.
+   */
+  async function matchProducts(tx: Queryable, names: string[]): Promise<(string | null)[]> {
+    if (names.length === 0) return [];
+    const rows = await tx<{ i: number; product_id: string | null }[]>`
+      SELECT q.i::int AS i, m.product_id
+      FROM unnest(${names.map((n) => n.trim().toLowerCase())}::text[]) WITH ORDINALITY AS q(name, i)
+      LEFT JOIN LATERAL (
+        SELECT a.product_id FROM product_aliases a JOIN products p ON p.id = a.product_id
+        WHERE p.source <> 'off' AND (a.search_name = q.name OR a.search_name % q.name)
+          AND similarity(a.search_name, q.name) >= 0.6
+        ORDER BY a.search_name = q.name DESC, similarity(a.search_name, q.name) DESC, a.is_primary DESC
+        LIMIT 1
+      ) m ON true
+      ORDER BY q.i`;
+    return rows.map((r) => r.product_id);
+  }
+
+  return {
+    matchProducts,
+
+    async save(
+      tx: Queryable,
+      input: { recipe: GeneratedRecipeInput; source: 'ai' | 'menu'; userId: string; language: string; imageUrl: string | null },
+    ): Promise<{ dishId: string; recipeId: string; caloriesPerServing: number }> {
+      const { recipe } = input;
+      const matched = await matchProducts(tx, recipe.ingredients.filter((i) => !i.productId).map((i) => i.name));
+      let next = 0;
+      const ingredients = recipe.ingredients.map((i) => ({
+        productId: i.productId ?? matched[next++] ?? null,
+        name: i.name,
+        quantity: i.quantity,
+        unitCode: i.unit,
+      }));
+      const computed = await computePerServing(tx, ingredients, recipe.servings);
+      const macros = computed && computed.unmeasured === 0 ? computed : recipe.macros;
+
+      const [dish] = await tx<{ id: string }[]>`
+        INSERT INTO dishes (source, created_by, image_url) VALUES (${input.source}, ${input.userId}, ${input.imageUrl}) RETURNING id`;
+      const names = [{ dish_id: dish!.id, language_code: input.language, name: recipe.title }];
+      if (input.language !== 'en') names.push({ dish_id: dish!.id, language_code: 'en', name: recipe.englishTitle });
+      await tx`INSERT INTO dish_translations ${tx(names)}`;
+      const [row] = await tx<{ id: string }[]>`
+        INSERT INTO recipes (dish_id, is_default, source, servings, prep_minutes, cook_minutes, calories_per_serving,
+                             protein_per_serving, fat_per_serving, carbs_per_serving, image_url, created_by)
+        VALUES (${dish!.id}, true, ${input.source}, ${recipe.servings}, ${recipe.prepMinutes}, ${recipe.cookMinutes},
+                ${macros.calories}, ${macros.protein}, ${macros.fat}, ${macros.carbs}, ${input.imageUrl}, ${input.userId})
+        RETURNING id`;
+      await writeRecipeBody(
+        tx,
+        row!.id,
+        ingredients,
+        recipe.steps.map((text) => ({ text: { [input.language]: text }, durationMinutes: null })),
+      );
+      return { dishId: dish!.id, recipeId: row!.id, caloriesPerServing: macros.calories };
+    },
+  };
+}
+
+export interface CachedRecommendation {
+  recipe_id: string;
+  title: string;
+  reason: string;
+  uses_products: string[];
+}
+
+export function recommendationRepository(sql: Sql) {
+  return {
+    async get(userId: string, day: string, language: string, mealType: string) {
+      const [row] = await sql<{ items: CachedRecommendation[]; generated_at: Date }[]>`
+        SELECT items, generated_at FROM recommendation_sets
+        WHERE user_id = ${userId} AND day = ${day} AND language_code = ${language} AND meal_type = ${mealType}`;
+      return row ?? null;
+    },
+
+    async put(tx: Queryable, userId: string, day: string, language: string, mealType: string, items: CachedRecommendation[]) {
+      const [row] = await tx<{ generated_at: Date }[]>`
+        INSERT INTO recommendation_sets (user_id, day, language_code, meal_type, items)
+        VALUES (${userId}, ${day}, ${language}, ${mealType}, ${JSON.stringify(items)}::jsonb)
+        ON CONFLICT (user_id, day, language_code, meal_type)
+          DO UPDATE SET items = excluded.items, generated_at = now()
+        RETURNING generated_at`;
+      return row!.generated_at;
+    },
+  };
+}

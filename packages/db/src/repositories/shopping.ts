@@ -1,0 +1,161 @@
+import type { ShoppingLine, ShoppingNeed, StockItem, Unit } from '@nutrition/domain';
+import type { Queryable, Sql } from '../client.ts';
+
+export interface ShoppingItemRow {
+  id: string;
+  product_id: string | null;
+  name: string;
+  quantity: number | null;
+  unit_code: string | null;
+  unit_name: string | null;
+  checked: boolean;
+  category_code: string;
+  category_name: string;
+  shop_order: number;
+}
+
+const UNIT = (alias: string) => `json_build_object('code', ${alias}.code, 'kind', ${alias}.kind, 'factor', ${alias}.factor::float8)`;
+
+/** Shopping lists: generated lines from the week's menu, manual lines kept across regenerations. */
+export function shoppingRepository(sql: Sql) {
+  return {
+    /** Every ingredient of the week's menu, scaled to the planned servings. */
+    async needs(userId: string, weekStart: string, language: string): Promise<ShoppingNeed[]> {
+      const rows = await sql<{ product_id: string | null; name: string; quantity: number; unit: Unit; product_unit: Unit | null; density: number | null; piece_g: number | null; unit_grams: Record<string, number> | null; category_code: string | null }[]>`
+        SELECT i.product_id, COALESCE(pl.name, pe.name, p.canonical_name, i.name) AS name,
+               (i.quantity * m.servings / r.servings)::float8 AS quantity,
+               ${sql.unsafe(UNIT('u'))} AS unit, CASE WHEN du.code IS NULL THEN NULL ELSE ${sql.unsafe(UNIT('du'))} END AS product_unit,
+               p.density_g_per_ml::float8 AS density, p.piece_g::float8 AS piece_g, p.unit_grams, p.category_code
+        FROM menu_plans mp
+        JOIN menu_items m ON m.menu_plan_id = mp.id
+        JOIN recipes r ON r.id = m.recipe_id
+        JOIN recipe_ingredients i ON i.recipe_id = r.id
+        JOIN units u ON u.code = i.unit_code
+        LEFT JOIN products p ON p.id = i.product_id
+        LEFT JOIN units du ON du.code = p.default_unit_code
+        LEFT JOIN product_aliases pl ON pl.product_id = p.id AND pl.language_code = ${language} AND pl.is_primary
+        LEFT JOIN product_aliases pe ON pe.product_id = p.id AND pe.language_code = 'en' AND pe.is_primary
+        WHERE mp.user_id = ${userId} AND mp.week_start = ${weekStart}`;
+      return rows.map((r) => ({
+        productId: r.product_id,
+        name: r.name,
+        quantity: r.quantity,
+        unit: r.unit,
+        productUnit: r.product_unit,
+        measures: { densityGPerMl: r.density, pieceG: r.piece_g, unitGrams: r.unit_grams ?? {} },
+        categoryCode: r.category_code,
+      }));
+    },
+
+    async stock(userId: string): Promise<StockItem[]> {
+      const rows = await sql<{ product_id: string; quantity: number; unit: Unit }[]>`
+        SELECT u2.product_id, u2.quantity::float8 AS quantity, ${sql.unsafe(UNIT('u'))} AS unit
+        FROM user_products u2 JOIN units u ON u.code = u2.unit_code
+        WHERE u2.user_id = ${userId} AND u2.product_id IS NOT NULL
+          AND ((u2.added_at AT TIME ZONE 'UTC') + make_interval(days => u2.storage_days)) AT TIME ZONE 'UTC' > now()`;
+      return rows.map((r) => ({ productId: r.product_id, quantity: r.quantity, unit: r.unit }));
+    },
+
+    async listId(tx: Queryable, userId: string, weekStart: string): Promise<string | null> {
+      const [row] = await tx<{ id: string }[]>`SELECT id FROM shopping_lists WHERE user_id = ${userId} AND week_start = ${weekStart}`;
+      return row?.id ?? null;
+    },
+
+    /**
+     * Replaces the generated lines of a week's list in one transaction. Manual lines stay; a line that remains
+     * (same product, or same name when it has none) keeps its checked state.
+     */
+    async replaceGenerated(tx: Queryable, userId: string, weekStart: string, lines: ShoppingLine[]) {
+      const [list] = await tx<{ id: string }[]>`
+        INSERT INTO shopping_lists (user_id, week_start, generated_at) VALUES (${userId}, ${weekStart}, now())
+        ON CONFLICT (user_id, week_start) DO UPDATE SET generated_at = now()
+        RETURNING id`;
+      const checked = await tx<{ key: string }[]>`
+        SELECT COALESCE(product_id::text, lower(name)) AS key FROM shopping_list_items
+        WHERE shopping_list_id = ${list!.id} AND NOT is_manual AND checked`;
+      const keep = new Set(checked.map((c) => c.key));
+      await tx`DELETE FROM shopping_list_items WHERE shopping_list_id = ${list!.id} AND NOT is_manual`;
+      if (lines.length > 0) {
+        await tx`INSERT INTO shopping_list_items ${tx(
+          lines.map((l) => ({
+            shopping_list_id: list!.id,
+            product_id: l.productId,
+            name: l.name,
+            quantity: l.quantity,
+            unit_code: l.unitCode,
+            category_code: l.categoryCode,
+            checked: keep.has(l.productId ?? l.name.toLowerCase()),
+            is_manual: false,
+          })),
+        )}`;
+      }
+      return list!.id;
+    },
+
+    async items(listId: string, language: string): Promise<ShoppingItemRow[]> {
+      return sql<ShoppingItemRow[]>`
+        SELECT i.id, i.product_id, COALESCE(pl.name, i.name) AS name, i.quantity::float8 AS quantity, i.unit_code,
+               COALESCE(ut.name, ue.name) AS unit_name, i.checked,
+               COALESCE(i.category_code, 'other') AS category_code, COALESCE(ct.name, ce.name, 'other') AS category_name,
+               COALESCE(c.shop_order, 999) AS shop_order
+        FROM shopping_list_items i
+        LEFT JOIN product_categories c ON c.code = COALESCE(i.category_code, 'other')
+        LEFT JOIN product_category_translations ct ON ct.category_code = c.code AND ct.language_code = ${language}
+        LEFT JOIN product_category_translations ce ON ce.category_code = c.code AND ce.language_code = 'en'
+        LEFT JOIN product_aliases pl ON pl.product_id = i.product_id AND pl.language_code = ${language} AND pl.is_primary
+        LEFT JOIN unit_translations ut ON ut.unit_code = i.unit_code AND ut.language_code = ${language}
+        LEFT JOIN unit_translations ue ON ue.unit_code = i.unit_code AND ue.language_code = 'en'
+        WHERE i.shopping_list_id = ${listId}
+        ORDER BY shop_order, category_code, i.checked, name, i.id`;
+    },
+
+    async list(userId: string, weekStart: string) {
+      const [row] = await sql<{ id: string; week_start: string; generated_at: Date | null }[]>`
+        SELECT id, week_start, generated_at FROM shopping_lists WHERE user_id = ${userId} AND week_start = ${weekStart}`;
+      return row ?? null;
+    },
+
+    async ensureList(userId: string, weekStart: string): Promise<string> {
+      const [row] = await sql<{ id: string }[]>`
+        INSERT INTO shopping_lists (user_id, week_start) VALUES (${userId}, ${weekStart})
+        ON CONFLICT (user_id, week_start) DO UPDATE SET week_start = excluded.week_start
+        RETURNING id`;
+      return row!.id;
+    },
+
+    async addManual(listId: string, item: { productId: string | null; name: string; quantity: number | null; unitCode: string | null; categoryCode: string | null }) {
+      const [row] = await sql<{ id: string }[]>`
+        INSERT INTO shopping_list_items (shopping_list_id, product_id, name, quantity, unit_code, category_code, is_manual)
+        VALUES (${listId}, ${item.productId}, ${item.name}, ${item.quantity}, ${item.unitCode}, ${item.categoryCode}, true)
+        RETURNING id`;
+      return row!.id;
+    },
+
+    /** The week of an item, if it is on one of the user's lists. */
+    async itemWeek(userId: string, itemId: string): Promise<string | null> {
+      const [row] = await sql<{ week_start: string }[]>`
+        SELECT l.week_start FROM shopping_list_items i JOIN shopping_lists l ON l.id = i.shopping_list_id
+        WHERE i.id = ${itemId} AND l.user_id = ${userId}`;
+      return row?.week_start ?? null;
+    },
+
+    async setChecked(userId: string, itemId: string, checked: boolean): Promise<boolean> {
+      const rows = await sql`
+        UPDATE shopping_list_items i SET checked = ${checked} FROM shopping_lists l
+        WHERE i.id = ${itemId} AND l.id = i.shopping_list_id AND l.user_id = ${userId} RETURNING i.id`;
+      return rows.length > 0;
+    },
+
+    async deleteItem(userId: string, itemId: string): Promise<boolean> {
+      const rows = await sql`
+        DELETE FROM shopping_list_items i USING shopping_lists l
+        WHERE i.id = ${itemId} AND l.id = i.shopping_list_id AND l.user_id = ${userId} RETURNING i.id`;
+      return rows.length > 0;
+    },
+
+    async categoryOf(productId: string): Promise<{ exists: boolean; category: string | null }> {
+      const [row] = await sql<{ category_code: string | null }[]>`SELECT category_code FROM products WHERE id = ${productId}`;
+      return { exists: !!row, category: row?.category_code ?? null };
+    },
+  };
+}
