@@ -25,6 +25,11 @@ import savedRecipeRoutes from './routes/saved-recipes/index.ts';
 import recommendationRoutes from './routes/recommendations/index.ts';
 import menuRoutes from './routes/menu/index.ts';
 import shoppingListRoutes from './routes/shopping-list/index.ts';
+import recognitionRoutes from './routes/recognition/index.ts';
+import queuePlugin from './plugins/queue.ts';
+import eventsPlugin from './plugins/events.ts';
+import multipart from '@fastify/multipart';
+import { closeAllStreams } from './sse.ts';
 import aiPlugin from './plugins/ai.ts';
 import type { ModelProvider, PhotoSearch } from '@nutrition/ai';
 
@@ -119,6 +124,11 @@ export async function buildApp(config: Config, options: AppOptions = {}) {
   await app.register(authPlugin, { secret: config.JWT_SECRET });
   await app.register(i18nPlugin);
   await app.register(aiPlugin, { config, model: options.model, photos: options.photos });
+  await app.register(queuePlugin, { url: config.DATABASE_URL });
+  await app.register(eventsPlugin);
+  await app.register(multipart, { limits: { fileSize: 8 * 1024 * 1024, files: 11 } });
+  // Open streams are told to reconnect (elsewhere) before the server waits for connections to end.
+  app.addHook('preClose', async () => closeAllStreams());
 
   await app.register(systemRoutes, { version: VERSION });
   await app.register(authRoutes, { verifier: options.verifier ?? identityVerifier(config) });
@@ -131,6 +141,7 @@ export async function buildApp(config: Config, options: AppOptions = {}) {
   await app.register(recommendationRoutes, { config });
   await app.register(menuRoutes, { config });
   await app.register(shoppingListRoutes);
+  await app.register(recognitionRoutes, { config });
   return app;
 }
 

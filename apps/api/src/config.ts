@@ -46,6 +46,8 @@ export const ConfigSchema = Type.Object({
   UNSPLASH_ACCESS_KEY: Type.String({ default: '', description: 'stock photos for generated recipes (Unsplash), when Pexels is not set' }),
   PHOTO_SEARCH_BASE_URL: Type.String({ default: '', description: 'override of the photo API base URL (tests, proxies)' }),
   PHOTO_SEARCH_BUDGET_MS: Type.Integer({ minimum: 100, maximum: 30_000, default: 2000, description: 'time allowed for all photo lookups of one answer' }),
+  DISH_WORKER_CAPACITY: Type.Integer({ minimum: 1, maximum: 10_000, default: 5, description: 'dish jobs processed at once across all dish workers (for estimated_seconds)' }),
+  PRODUCT_WORKER_CAPACITY: Type.Integer({ minimum: 1, maximum: 10_000, default: 5, description: 'product jobs processed at once across all product workers' }),
   CORS_ORIGINS: Type.String({
     default: '',
     description: 'comma list of extra allowed origins; http://localhost:* and http://127.0.0.1:* are always allowed',

@@ -1,26 +1,14 @@
-import { createDatabase } from '@nutrition/db';
-import pino from 'pino';
+import { offlineVision, openAiFromEnv } from '@nutrition/ai';
+import { runWorker } from '@nutrition/db/queue';
+import { catalogRepository } from '@nutrition/db/repositories';
+import { productRecognizer } from './recognize-products.ts';
 
-/**
- * The product recognition worker. Until the recognition pipeline lands it only holds a database connection and waits, so
- * that operators can already deploy and scale it on its own.
- */
-const log = pino({ name: 'product-worker', level: process.env.LOG_LEVEL ?? 'info' });
-const url = process.env.DATABASE_URL;
-if (!url) {
-  log.fatal('DATABASE_URL is required');
-  process.exit(1);
-}
-const { sql, close } = createDatabase(url, { max: 2, applicationName: 'nutrition-product-worker' });
-await sql`SELECT 1`;
-log.info('product worker ready (idle: no recognition queue yet)');
-
-const keepAlive = setInterval(() => {}, 60_000);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, async () => {
-    log.info({ signal }, 'stopping');
-    clearInterval(keepAlive);
-    await close();
-    process.exit(0);
+/** The receipt and product-photo recognition worker: a separate process, scaled by replica count. */
+await runWorker('product', (sql, log) => {
+  const catalog = catalogRepository(sql);
+  const vision = openAiFromEnv(process.env, log) ?? offlineVision({
+    dishNames: async () => (await catalog.visionCatalog()).dishes,
+    productNames: async () => (await catalog.visionCatalog()).products,
   });
-}
+  return productRecognizer(sql, vision);
+});

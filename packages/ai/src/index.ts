@@ -4,3 +4,4 @@ export * from './offline.ts';
 export * from './openai-provider.ts';
 export * from './prompts.ts';
 export * from './photos.ts';
+export * from './vision.ts';

@@ -1,9 +1,10 @@
 import OpenAI, { APIError } from 'openai';
 import { Value } from 'typebox/value';
 import type { TSchema } from 'typebox';
-import { macroPrompt, menuPrompt, recommendationPrompt, type ChatMessage } from './prompts.ts';
+import { DISH_VISION_TASK, macroPrompt, menuPrompt, PRODUCT_VISION_TASK, recommendationPrompt, visionPrompt, type ChatMessage } from './prompts.ts';
 import { ModelOutputInvalid, ModelUnavailable, type ModelProvider } from './provider.ts';
-import { MacroOutput, MenuOutput, RecommendationsOutput, type GeneratedRecipe } from './schemas.ts';
+import { DishVisionOutput, MacroOutput, MenuOutput, ProductVisionOutput, RecommendationsOutput, type DishVision, type GeneratedRecipe, type ProductVision } from './schemas.ts';
+import type { VisionModel } from './vision.ts';
 
 export type ModelTask = 'recommendations' | 'menu' | 'estimate' | 'vision';
 
@@ -26,21 +27,24 @@ export const OUTPUT_RETRIES = 2;
  * every answer is validated against it. Invalid output is retried with the error fed back; upstream failures
  * (network, 4xx/5xx, timeouts) are never retried and surface as ModelUnavailable.
  */
-export function openAiProvider(config: OpenAiConfig): ModelProvider & {
-  complete<T>(task: ModelTask, name: string, schema: TSchema, messages: ChatMessage[]): Promise<T>;
+export function openAiProvider(config: OpenAiConfig): ModelProvider & VisionModel & {
+  complete<T>(task: ModelTask, name: string, schema: TSchema, messages: ChatMessage[], signal?: AbortSignal): Promise<T>;
 } {
   const client = new OpenAI({ apiKey: config.apiKey, baseURL: config.baseUrl, timeout: config.timeoutMs, maxRetries: 0 });
 
-  async function complete<T>(task: ModelTask, name: string, schema: TSchema, messages: ChatMessage[]): Promise<T> {
+  async function complete<T>(task: ModelTask, name: string, schema: TSchema, messages: ChatMessage[], signal?: AbortSignal): Promise<T> {
     const conversation = [...messages];
     for (let attempt = 0; attempt <= OUTPUT_RETRIES; attempt++) {
       let content: string;
       try {
-        const response = await client.chat.completions.create({
-          model: config.models[task],
-          messages: conversation,
-          response_format: { type: 'json_schema', json_schema: { name, schema: schema as Record<string, unknown>, strict: false } },
-        });
+        const response = await client.chat.completions.create(
+          {
+            model: config.models[task],
+            messages: conversation as OpenAI.Chat.ChatCompletionMessageParam[],
+            response_format: { type: 'json_schema', json_schema: { name, schema: schema as Record<string, unknown>, strict: false } },
+          },
+          { signal },
+        );
         config.log?.info(
           { task, model: response.model, attempt, usage: response.usage ?? null },
           'model call',
@@ -81,9 +85,35 @@ export function openAiProvider(config: OpenAiConfig): ModelProvider & {
       const out = await complete<{ recipes: GeneratedRecipe[] }>('recommendations', 'recommendations', RecommendationsOutput, recommendationPrompt(input));
       return { recipes: out.recipes.slice(0, input.count), model: config.models.recommendations };
     },
+    async recognizeDish(images, signal) {
+      const out = await complete<DishVision>('vision', 'dish_recognition', DishVisionOutput, visionPrompt(DISH_VISION_TASK, images), signal);
+      return { ...out, model: config.models.vision };
+    },
+    async recognizeProducts(image, jobType, signal) {
+      const out = await complete<ProductVision>('vision', 'product_recognition', ProductVisionOutput, visionPrompt(PRODUCT_VISION_TASK[jobType], [image]), signal);
+      return { ...out, model: config.models.vision };
+    },
     async planMenu(input) {
       const out = await complete<MenuOutput>('menu', 'menu', MenuOutput, menuPrompt(input));
       return { days: out.days, model: config.models.menu };
     },
   };
+}
+
+/** The OpenAI-compatible provider from environment variables (the workers' configuration); null without a key. */
+export function openAiFromEnv(env: Record<string, string | undefined>, log?: OpenAiConfig['log']) {
+  if (!env.OPENAI_API_KEY) return null;
+  const fallback = env.OPENAI_MODEL || 'gpt-4o-mini';
+  return openAiProvider({
+    apiKey: env.OPENAI_API_KEY,
+    baseUrl: env.OPENAI_BASE_URL || undefined,
+    timeoutMs: Number(env.MODEL_TIMEOUT_MS || 100_000),
+    models: {
+      recommendations: env.OPENAI_MODEL_RECOMMENDATIONS || fallback,
+      menu: env.OPENAI_MODEL_MENU || fallback,
+      estimate: env.OPENAI_MODEL_ESTIMATE || fallback,
+      vision: env.OPENAI_MODEL_VISION || fallback,
+    },
+    log,
+  });
 }

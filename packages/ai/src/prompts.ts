@@ -1,8 +1,10 @@
 import type { PlanningContext, Slot } from './provider.ts';
 
+export type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
-  content: string;
+  content: string | ContentPart[];
 }
 
 const SYSTEM =
@@ -69,3 +71,29 @@ export function macroPrompt(input: { name: string; language: string }): ChatMess
     },
   ];
 }
+
+/** A vision request: the task in words, then every photo as a data URL. */
+export function visionPrompt(task: string, images: { contentType: string; data: Buffer }[]): ChatMessage[] {
+  return [
+    { role: 'system', content: SYSTEM },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: task },
+        ...images.map((img) => ({ type: 'image_url' as const, image_url: { url: `data:${img.contentType};base64,${img.data.toString('base64')}` } })),
+      ],
+    },
+  ];
+}
+
+export const DISH_VISION_TASK =
+  'Identify every dish on this photo. For each give its usual English name, the visible portion weight in grams, ' +
+  'how many standard servings that is, and your confidence from 0 to 1. An empty list if there is no food.';
+
+export const PRODUCT_VISION_TASK = {
+  receipt:
+    'Read this shop receipt. List the food products bought with their quantity and unit (use g, kg, ml, l or piece) ' +
+    'and the line price; skip non-food lines, totals and discounts.',
+  products:
+    'List the food products visible on this photo with an estimated quantity and unit (g, kg, ml, l or piece); price is null.',
+} as const;

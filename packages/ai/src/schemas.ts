@@ -66,3 +66,45 @@ export type GeneratedRecipe = Omit<Static<typeof GeneratedRecipe>, 'ingredients'
   ingredients: (Static<typeof GeneratedIngredient> & { product_id?: string })[];
 };
 export type MenuOutput = { days: { date: string; meals: GeneratedRecipe[] }[] };
+
+const Confidence = Type.Number({ minimum: 0, maximum: 1 });
+
+export const DishVisionOutput = Type.Object(
+  {
+    dishes: Type.Array(
+      Type.Object(
+        {
+          name: Type.String({ minLength: 1, maxLength: 120, description: 'dish name in English' }),
+          portion_g: Type.Number({ exclusiveMinimum: 0, maximum: 5000 }),
+          portions: Type.Number({ exclusiveMinimum: 0, maximum: 20 }),
+          confidence: Confidence,
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 10 },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ProductVisionOutput = Type.Object(
+  {
+    items: Type.Array(
+      Type.Object(
+        {
+          name: Type.String({ minLength: 1, maxLength: 160, description: 'product name as printed or seen' }),
+          quantity: Type.Number({ exclusiveMinimum: 0, maximum: 100000 }),
+          unit: Type.Enum([...UNIT_CODES]),
+          price: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: 'line price on a receipt, else null' }),
+          confidence: Confidence,
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 100 },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type DishVision = Static<typeof DishVisionOutput>;
+export type ProductVision = Static<typeof ProductVisionOutput>;

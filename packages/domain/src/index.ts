@@ -6,3 +6,4 @@ export * from './nutrition.ts';
 export * from './food-import.ts';
 export * from './menu-fitting.ts';
 export * from './shopping.ts';
+export * from './image-type.ts';

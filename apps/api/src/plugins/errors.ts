@@ -12,6 +12,11 @@ const CLIENT_ERROR_CODES: Record<string, string> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_request',
   FST_ERR_CTP_INVALID_TYPE: 'bad_request',
   FST_ERR_VALIDATION: 'validation_failed',
+  FST_REQ_FILE_TOO_LARGE: 'payload_too_large',
+  FST_FILES_LIMIT: 'too_many_images',
+  FST_PARTS_LIMIT: 'bad_request',
+  FST_FIELDS_LIMIT: 'bad_request',
+  FST_INVALID_MULTIPART_CONTENT_TYPE: 'unsupported_media_type',
 };
 
 function snakeCase(code: string) {

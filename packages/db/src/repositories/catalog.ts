@@ -191,6 +191,18 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql) {
         ORDER BY d.id`;
     },
 
+    /** English names of catalog dishes, and curated products with their default unit: what offline vision picks from. */
+    async visionCatalog() {
+      const [dishes, products] = await Promise.all([
+        sql<{ name: string }[]>`
+          SELECT t.name FROM dishes d JOIN dish_translations t ON t.dish_id = d.id AND t.language_code = 'en'
+          WHERE d.source = 'catalog' ORDER BY d.code`,
+        sql<{ name: string; unit: string }[]>`
+          SELECT canonical_name AS name, default_unit_code AS unit FROM products WHERE source = 'seed' ORDER BY code`,
+      ]);
+      return { dishes: dishes.map((d) => d.name), products };
+    },
+
     async productById(id: string, language: string): Promise<Omit<ProductRow, 'score'> | null> {
       const [row] = await sql<ProductRow[]>`
         SELECT ${PRODUCT_COLUMNS(sql, language)} FROM products p ${PRODUCT_JOINS(sql, language)} WHERE p.id = ${id}`;

@@ -9,3 +9,4 @@ export * from './recipe-writer.ts';
 export * from './planning.ts';
 export * from './menu.ts';
 export * from './shopping.ts';
+export * from './recognition.ts';

@@ -1,0 +1,198 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifySchemaCompiler, FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type Static, type TSchema } from 'typebox';
+import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
+import { enqueueRecognition, type RecognitionKind } from '@nutrition/db/queue';
+import { pantryRepository, recognitionRepository, type JobRow, type UploadedImage } from '@nutrition/db/repositories';
+import { isValidDate, todayUtc } from '@nutrition/domain';
+import { Cursor, errors, IdParams, Limit, Nullable, Page } from '../../schemas.ts';
+import { conflict, notFound, validationFailed } from '../../errors.ts';
+import { decodeCursor, encodeCursor, isUuid } from '../../cursor.ts';
+import { openEventStream } from '../../sse.ts';
+import type { Config } from '../../config.ts';
+import { readSubmission } from './upload.ts';
+import { Accepted, ApplyBody, DishJob, DishSubmission, MAX_IMAGES, ProductJob, ProductSubmission } from './schemas.ts';
+
+const MEAL_TYPES = ['breakfast', 'second_breakfast', 'lunch', 'afternoon_snack', 'dinner', 'snack'];
+const TERMINAL = new Set(['done', 'failed']);
+
+/** A multipart request has no parsed body: only a JSON body is validated by the schema. */
+const jsonBodyOnly: FastifySchemaCompiler<TSchema> = (route) => {
+  const validate = TypeBoxValidatorCompiler(route);
+  return (value) => (route.httpPart === 'body' && (value === undefined || value === null) ? { value } : validate(value));
+};
+
+const MULTIPART = { consumes: ['application/json', 'multipart/form-data'] };
+
+/** Photo recognition: submissions (job row, images and queue entry in one transaction), job reads, SSE streams. */
+const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
+  const jobs = recognitionRepository(app.sql);
+  const pantry = pantryRepository(app.sql);
+  app.addHook('onRequest', app.authenticate);
+
+  async function submit(kind: RecognitionKind, userId: string, images: UploadedImage[], fields: Parameters<typeof jobs.create>[3]) {
+    const plan = await jobs.plan(userId);
+    const jobId = await app.sql.begin(async (tx) => {
+      const id = await jobs.create(tx, kind, userId, { ...fields, plan }, images);
+      await enqueueRecognition(app.boss, tx, kind, plan, id);
+      return id;
+    });
+    const workers = kind === 'dish' ? config.DISH_WORKER_CAPACITY : config.PRODUCT_WORKER_CAPACITY;
+    const estimate = await jobs.queueEstimate(kind, jobId, workers);
+    return { job_id: jobId, status: 'queued' as const, queue_position: estimate.queuePosition, estimated_seconds: estimate.estimatedSeconds };
+  }
+
+  app.post(
+    '/ai/recognize-dish',
+    {
+      bodyLimit: 12 * 1024 * 1024,
+      validatorCompiler: jsonBodyOnly,
+      schema: {
+        tags: ['recognition'],
+        summary: 'Recognise a dish on one photo (multipart or JSON/base64)',
+        description: 'JPEG, PNG, WebP or HEIC by magic bytes (else 415), at most 8 MiB (else 413).',
+        ...MULTIPART,
+        body: DishSubmission,
+        response: { 202: Accepted, ...errors(400, 401, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      const { images, fields } = await readSubmission(request, { min: 1, max: 1 });
+      const targetDate = fields.target_date === undefined ? todayUtc() : String(fields.target_date);
+      if (!isValidDate(targetDate)) throw validationFailed('/body/target_date', 'is not a calendar date');
+      const mealType = fields.target_meal_type === undefined ? null : String(fields.target_meal_type);
+      if (mealType !== null && !MEAL_TYPES.includes(mealType)) throw validationFailed('/body/target_meal_type', 'is not a meal type');
+      const unknown = Object.keys(fields).filter((k) => !['target_date', 'target_meal_type'].includes(k));
+      if (unknown.length) throw validationFailed(`/body/${unknown[0]}`, 'is not a known field');
+      return reply.status(202).send(await submit('dish', request.user.id, images, { plan: 'free', targetDate, targetMealType: mealType }));
+    },
+  );
+
+  for (const [path, jobType, summary] of [
+    ['/ai/recognize-receipt', 'receipt', 'Read a shop receipt from 1-10 photos'],
+    ['/ai/recognize-products', 'products', 'Recognise food products on 1-10 photos'],
+  ] as const) {
+    app.post(
+      path,
+      {
+        bodyLimit: (MAX_IMAGES * 12 + 1) * 1024 * 1024,
+        validatorCompiler: jsonBodyOnly,
+        schema: {
+          tags: ['recognition'],
+          summary,
+          description: 'Multipart file fields `images` or JSON `images`; the photos are recognised in parallel and merged.',
+          ...MULTIPART,
+          body: ProductSubmission,
+          response: { 202: Accepted, ...errors(400, 401, 413, 415) },
+        },
+      },
+      async (request, reply) => {
+        const { images, fields } = await readSubmission(request, { min: 1, max: MAX_IMAGES });
+        const unknown = Object.keys(fields);
+        if (unknown.length) throw validationFailed(`/body/${unknown[0]}`, 'is not a known field');
+        return reply.status(202).send(await submit('product', request.user.id, images, { plan: 'free', jobType }));
+      },
+    );
+  }
+
+  // Rows carry the job's JSON columns as stored; the response schemas of the routes check and shape them.
+  const asDishJob = (row: JobRow) => row as unknown as Static<typeof DishJob>;
+  const asProductJob = (row: JobRow) => row as unknown as Static<typeof ProductJob>;
+  const findJob = async (kind: RecognitionKind, userId: string, id: string) => {
+    const job = await jobs.get(kind, userId, id);
+    if (!job) throw notFound(kind === 'dish' ? 'Dish job' : 'Product job');
+    return job;
+  };
+
+  /** Current state first, then every change, until done or failed; another user's job is a 404 before any stream. */
+  const stream = (kind: RecognitionKind) => async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
+    const job = await findJob(kind, request.user.id, request.params.id);
+    const events = openEventStream(request, reply);
+    let last = '';
+    const send = (row: JobRow) => {
+      const key = `${row.status}|${new Date(row.updated_at).toISOString()}`;
+      if (key === last) return;
+      last = key;
+      events.send('status', row);
+      if (TERMINAL.has(row.status)) events.close();
+    };
+    events.onClose(app.jobEvents.watch(kind, job.id, send));
+    // Re-read after subscribing: a change between the first read and the subscription is not lost.
+    send(job);
+    if (!events.closed) {
+      const fresh = await jobs.byId(kind, job.id);
+      if (fresh) send(fresh);
+    }
+  };
+
+  app.get('/ai/jobs', {
+    schema: { tags: ['recognition'], summary: "Today's dish jobs not yet linked to a diary entry", response: { 200: Type.Object({ items: Type.Array(DishJob), next_cursor: Nullable(Type.String()) }), ...errors(401) } },
+  }, async (request) => ({ items: (await jobs.todaysUnlinkedDishJobs(request.user.id)).map(asDishJob), next_cursor: null }));
+
+  app.get('/ai/jobs/:id', {
+    schema: { tags: ['recognition'], summary: 'One dish job', params: IdParams, response: { 200: DishJob, ...errors(400, 401, 404) } },
+  }, async (request) => asDishJob(await findJob('dish', request.user.id, request.params.id)));
+
+  app.get('/ai/jobs/:id/stream', {
+    schema: { tags: ['recognition'], summary: 'Server-sent events of a dish job (`event: status`)', params: IdParams, produces: ['text/event-stream'], response: { ...errors(400, 401, 404) } },
+  }, stream('dish'));
+
+  app.get('/ai/product-jobs', {
+    schema: { tags: ['recognition'], summary: 'Product jobs of the last 24 hours', response: { 200: Type.Object({ items: Type.Array(ProductJob), next_cursor: Nullable(Type.String()) }), ...errors(401) } },
+  }, async (request) => ({ items: (await jobs.recentProductJobs(request.user.id)).map(asProductJob), next_cursor: null }));
+
+  app.get('/ai/product-jobs/history', {
+    schema: {
+      tags: ['recognition'],
+      summary: 'All product jobs, newest first',
+      querystring: Type.Object({ limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) }, { additionalProperties: false }),
+      response: { 200: Page(ProductJob), ...errors(400, 401) },
+    },
+  }, async (request) => {
+    const limit = request.query.limit ?? 20;
+    const rows = await jobs.productJobHistory(request.user.id, limit + 1, decodeCursor(request.query.cursor, isUuid));
+    const items = rows.slice(0, limit).map(asProductJob);
+    return { items, next_cursor: rows.length > limit ? encodeCursor(items.at(-1)!.id) : null };
+  });
+
+  app.get('/ai/product-jobs/:id', {
+    schema: { tags: ['recognition'], summary: 'One product job', params: IdParams, response: { 200: ProductJob, ...errors(400, 401, 404) } },
+  }, async (request) => asProductJob(await findJob('product', request.user.id, request.params.id)));
+
+  app.get('/ai/product-jobs/:id/stream', {
+    schema: { tags: ['recognition'], summary: 'Server-sent events of a product job (`event: status`)', params: IdParams, produces: ['text/event-stream'], response: { ...errors(400, 401, 404) } },
+  }, stream('product'));
+
+  app.post('/ai/product-jobs/:id/apply', {
+    schema: {
+      tags: ['recognition'],
+      summary: 'Add the recognised items (or those at item_indexes) to the pantry',
+      params: IdParams,
+      body: ApplyBody,
+      response: { 200: Type.Object({ items: Type.Array(Type.Object({}, { additionalProperties: true })) }), ...errors(400, 401, 404, 409) },
+    },
+  }, async (request) => {
+    const job = await findJob('product', request.user.id, request.params.id);
+    if (job.status !== 'done') throw conflict('The job has not finished recognising', 'job_not_done');
+    const items = (job.result as { items: { name: string; product_id: string | null; quantity: number; unit_code: string; storage_days: number }[] }).items;
+    const indexes = request.body?.item_indexes ?? items.map((_, i) => i);
+    const bad = indexes.find((i) => i >= items.length);
+    if (bad !== undefined) throw validationFailed('/body/item_indexes', `no item ${bad}`);
+    const created = [];
+    for (const i of indexes) {
+      const item = items[i]!;
+      const id = await pantry.insert(request.user.id, {
+        productId: item.product_id,
+        name: item.product_id ? null : item.name,
+        quantity: item.quantity,
+        unitCode: item.unit_code,
+        storageDays: item.storage_days,
+        addedAt: null,
+      });
+      created.push((await pantry.get(request.user.id, id, request.language))!);
+    }
+    return { items: created };
+  });
+};
+
+export default recognition;

@@ -1,0 +1,65 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+export const PING_MS = 15_000;
+
+/** Open streams of this process, so shutdown can tell each to reconnect. */
+const open = new Set<() => void>();
+
+export function openStreams() {
+  return open.size;
+}
+
+/** Ends every open stream with a final comment asking the client to reconnect (to another process). */
+export function closeAllStreams() {
+  for (const close of [...open]) close();
+}
+
+/**
+ * A server-sent event stream on a hijacked reply: headers kept from the hooks (CORS, request id), each event flushed
+ * as written, `: ping` every 15 s, and everything released when either side closes.
+ */
+export function openEventStream(request: FastifyRequest, reply: FastifyReply) {
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, {
+    ...(reply.getHeaders() as Record<string, string>),
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+  res.flushHeaders();
+  let sequence = 0;
+  let closed = false;
+  const cleanups: (() => void)[] = [];
+  const ping = setInterval(() => res.write(': ping\n\n'), PING_MS);
+
+  const close = (farewell?: string) => {
+    if (closed) return;
+    closed = true;
+    clearInterval(ping);
+    open.delete(shutdown);
+    for (const cleanup of cleanups) cleanup();
+    if (farewell && !res.destroyed) res.write(farewell);
+    res.end();
+  };
+  const shutdown = () => close('retry: 1000\n: server shutting down, reconnect\n\n');
+  open.add(shutdown);
+  request.raw.on('close', () => close());
+
+  return {
+    send(event: string, data: unknown) {
+      if (closed) return;
+      sequence++;
+      res.write(`event: ${event}\nid: ${sequence}\ndata: ${JSON.stringify(data)}\n\n`);
+    },
+    onClose(cleanup: () => void) {
+      if (closed) cleanup();
+      else cleanups.push(cleanup);
+    },
+    close: () => close(),
+    get closed() {
+      return closed;
+    },
+  };
+}

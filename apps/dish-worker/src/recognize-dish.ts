@@ -1,0 +1,66 @@
+import { ModelOutputInvalid, ModelUnavailable, type ModelProvider, type VisionModel } from '@nutrition/ai';
+import type { Sql } from '@nutrition/db';
+import type { JobHandler } from '@nutrition/db/queue';
+import { diaryRepository, recognitionRepository } from '@nutrition/db/repositories';
+import { round1 } from '@nutrition/domain';
+
+/** What a model failure is called in the job's error. */
+export function modelError(err: unknown) {
+  if (err instanceof ModelOutputInvalid) return { code: 'recognition_failed', message: 'The model answer could not be read' };
+  if (err instanceof ModelUnavailable) return { code: 'model_unavailable', message: 'The recognition model is unavailable' };
+  return null;
+}
+
+/**
+ * A dish job: the photo goes to the vision model; each recognised dish is matched to a catalog dish (or the user's
+ * own), or created with a recipe stub whose macros the model estimates; nutrition is per-serving × portions.
+ * Model failures end the job `failed` with a code (no retry); anything else is thrown so pg-boss retries.
+ */
+export function dishRecognizer(sql: Sql, vision: VisionModel, model: ModelProvider): JobHandler {
+  const jobs = recognitionRepository(sql);
+  const diary = diaryRepository(sql);
+  return async ({ jobId }, signal) => {
+    const job = await jobs.start('dish', jobId);
+    if (!job) return;
+    const images = await jobs.images('dish', jobId);
+    if (images.length === 0) {
+      await jobs.finish('dish', jobId, { error: { code: 'images_expired', message: 'The photo is no longer stored' } });
+      return;
+    }
+    let seen;
+    try {
+      seen = await vision.recognizeDish(images, signal);
+    } catch (err) {
+      const error = modelError(err);
+      if (!error) throw err;
+      await jobs.finish('dish', jobId, { error });
+      return;
+    }
+    const dishes = [];
+    for (const d of seen.dishes) {
+      const { dishId, recipeId } = await sql.begin(async (tx) => {
+        await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`${job.user_id}:${d.name.toLowerCase()}`}, 0))`;
+        const found = await diary.findDishByName(tx, job.user_id, d.name);
+        if (found) return { dishId: found, recipeId: (await diary.dishRecipe(tx, found))! };
+        const estimate = await model.estimateDishMacros({ name: d.name, language: 'en' });
+        return diary.createStubDish(tx, job.user_id, d.name, 'en', estimate);
+      });
+      const [r] = await sql<{ calories: number; protein: number; fat: number; carbs: number }[]>`
+        SELECT calories_per_serving::float8 AS calories, protein_per_serving::float8 AS protein,
+               fat_per_serving::float8 AS fat, carbs_per_serving::float8 AS carbs FROM recipes WHERE id = ${recipeId}`;
+      dishes.push({
+        name: d.name,
+        dish_id: dishId,
+        recipe_id: recipeId,
+        portion_g: d.portion_g,
+        portions: d.portions,
+        confidence: d.confidence,
+        calories: round1((r?.calories ?? 0) * d.portions),
+        protein_g: round1((r?.protein ?? 0) * d.portions),
+        fat_g: round1((r?.fat ?? 0) * d.portions),
+        carbs_g: round1((r?.carbs ?? 0) * d.portions),
+      });
+    }
+    await jobs.finish('dish', jobId, { result: { dishes, model: seen.model } });
+  };
+}

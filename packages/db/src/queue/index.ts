@@ -1,0 +1,3 @@
+export * from './queues.ts';
+export * from './worker-loop.ts';
+export * from './worker-runtime.ts';

@@ -1,0 +1,93 @@
+import { PgBoss } from 'pg-boss';
+import type { Queryable } from '../client.ts';
+
+export type RecognitionKind = 'dish' | 'product';
+export type Plan = 'free' | 'paid';
+
+/** A paid and a free queue per kind: workers always drain the paid one first. */
+export const QUEUES: Record<RecognitionKind, Record<Plan, string>> = {
+  dish: { paid: 'dish-recognition-paid', free: 'dish-recognition-free' },
+  product: { paid: 'product-recognition-paid', free: 'product-recognition-free' },
+};
+/** Jobs whose workers kept dying: the kind's worker marks them failed so no job stays `processing` forever. */
+export const DEAD_LETTER_QUEUES: Record<RecognitionKind, string> = {
+  dish: 'dish-recognition-dead',
+  product: 'product-recognition-dead',
+};
+/** The API NOTIFYs here in the submitting transaction, so an idle worker starts a new job at once. */
+export const SUBMITTED_CHANNEL = 'recognition_submitted';
+
+export interface RecognitionJobData {
+  jobId: string;
+  kind: RecognitionKind;
+}
+
+export const QUEUE_SCHEMA = 'pgboss';
+
+/**
+ * Retry, expiry and dead-letter settings: a worker that dies mid-job stops sending heartbeats, so after
+ * `HEARTBEAT_SECONDS` the job is retried by another worker; a job that fails that way `RETRY_LIMIT` + 1 times goes to
+ * the dead-letter queue. Model errors are not retried: the worker records them as a failed job.
+ */
+export const HEARTBEAT_SECONDS = 10;
+export const RETRY_LIMIT = 2;
+export const EXPIRE_SECONDS = 600;
+
+export function createBoss(url: string, options: { supervise: boolean; max?: number; intervalSeconds?: number }) {
+  const interval = options.intervalSeconds ?? 2;
+  return new PgBoss({
+    connectionString: url,
+    schema: QUEUE_SCHEMA,
+    max: options.max ?? 4,
+    application_name: options.supervise ? 'nutrition-worker-queue' : 'nutrition-api-queue',
+    supervise: options.supervise,
+    schedule: false,
+    superviseIntervalSeconds: interval,
+    monitorIntervalSeconds: interval,
+  });
+}
+
+/** Creates the queues (idempotent). */
+export async function ensureQueues(boss: PgBoss): Promise<void> {
+  const existing = new Set((await boss.getQueues()).map((q) => q.name));
+  for (const kind of ['dish', 'product'] as const) {
+    const deadLetter = DEAD_LETTER_QUEUES[kind];
+    if (!existing.has(deadLetter)) await boss.createQueue(deadLetter, { retryLimit: RETRY_LIMIT });
+    for (const name of Object.values(QUEUES[kind])) {
+      if (existing.has(name)) continue;
+      await boss.createQueue(name, {
+        retryLimit: RETRY_LIMIT,
+        retryDelay: 1,
+        expireInSeconds: EXPIRE_SECONDS,
+        heartbeatSeconds: HEARTBEAT_SECONDS,
+        deadLetter,
+      });
+    }
+  }
+}
+
+/** Installs pg-boss's schema and the queues; run by the migrate command so every process finds them. */
+export async function setupQueues(url: string): Promise<void> {
+  const boss = createBoss(url, { supervise: false, max: 1 });
+  boss.on('error', () => {});
+  await boss.start();
+  try {
+    await ensureQueues(boss);
+  } finally {
+    await boss.stop({ graceful: false, close: true });
+  }
+}
+
+/**
+ * Sends the queue job inside the caller's transaction (pg-boss's `db` option), so the job row, its images and the
+ * queue entry commit together or not at all, and wakes idle workers on commit.
+ */
+export async function enqueueRecognition(boss: PgBoss, tx: Queryable, kind: RecognitionKind, plan: Plan, jobId: string) {
+  const db = {
+    executeSql: async (text: string, values?: unknown[]) => ({
+      rows: await tx.unsafe(text, (values ?? []) as never[]),
+    }),
+  };
+  await boss.send(QUEUES[kind][plan], { jobId, kind } satisfies RecognitionJobData, { db });
+  await tx`SELECT pg_notify(${SUBMITTED_CHANNEL}, ${kind})`;
+}

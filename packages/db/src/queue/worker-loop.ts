@@ -1,0 +1,105 @@
+import type { Job, PgBoss } from 'pg-boss';
+import type { Sql } from '../client.ts';
+import { DEAD_LETTER_QUEUES, HEARTBEAT_SECONDS, QUEUES, SUBMITTED_CHANNEL, type RecognitionJobData, type RecognitionKind } from './queues.ts';
+
+export interface WorkerLoopOptions {
+  kind: RecognitionKind;
+  concurrency: number;
+  /** Processes one job; resolves when its outcome is stored. Throwing asks pg-boss to retry it. */
+  handle: (data: RecognitionJobData, signal: AbortSignal) => Promise<void>;
+  /** Marks a job that kept failing as failed in the job table. */
+  giveUp: (data: RecognitionJobData) => Promise<void>;
+  /** Backstop polling interval; NOTIFY normally wakes the loop first. */
+  pollMs?: number;
+  log: { info: (o: object, m: string) => void; error: (o: object, m: string) => void };
+}
+
+/**
+ * The recognition worker loop: whenever a slot is free it fetches from the paid queue, and only when that is empty
+ * from the free one, so a paid job is taken before every waiting free job. A NOTIFY from the submitting transaction
+ * wakes it at once; polling is the backstop. Each job in hand sends pg-boss heartbeats, so a worker that dies loses
+ * its jobs to another worker after the heartbeat interval. `stop()` stops fetching and waits for the jobs in hand.
+ */
+export function startWorkerLoop(boss: PgBoss, sql: Sql, options: WorkerLoopOptions) {
+  const queues = QUEUES[options.kind];
+  const deadLetter = DEAD_LETTER_QUEUES[options.kind];
+  const inflight = new Map<string, Promise<void>>();
+  const controller = new AbortController();
+  let running = true;
+  let wake: (() => void) | null = null;
+  const poke = () => {
+    wake?.();
+    wake = null;
+  };
+
+  const listening = sql.listen(SUBMITTED_CHANNEL, (kind) => {
+    if (kind === options.kind) poke();
+  });
+
+  async function run(queue: string, job: Job<RecognitionJobData>) {
+    const heartbeat = setInterval(() => void boss.touch(queue, job).catch(() => {}), (HEARTBEAT_SECONDS * 1000) / 3);
+    try {
+      if (queue === deadLetter) await options.giveUp(job.data);
+      else await options.handle(job.data, controller.signal);
+      await boss.complete(queue, job);
+    } catch (err) {
+      options.log.error({ err, jobId: job.data.jobId }, 'job attempt failed; pg-boss will retry it');
+      await boss.fail(queue, job, { message: (err as Error).message }).catch(() => {});
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  async function fetchSome(): Promise<number> {
+    let free = options.concurrency - inflight.size;
+    let fetched = 0;
+    for (const queue of [queues.paid, queues.free, deadLetter]) {
+      if (free <= 0) break;
+      const jobs = await boss.fetch<RecognitionJobData>(queue, { batchSize: free });
+      for (const job of jobs) {
+        const p = run(queue, job).finally(() => {
+          inflight.delete(job.id);
+          poke();
+        });
+        inflight.set(job.id, p);
+        free--;
+        fetched++;
+      }
+    }
+    return fetched;
+  }
+
+  const loop = (async () => {
+    await listening.catch((err) => options.log.error({ err }, 'LISTEN failed; polling only'));
+    while (running) {
+      let fetched = 0;
+      try {
+        if (inflight.size < options.concurrency) fetched = await fetchSome();
+      } catch (err) {
+        options.log.error({ err }, 'fetch failed');
+      }
+      if (fetched > 0 && inflight.size < options.concurrency) continue;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, options.pollMs ?? 1000).unref();
+      });
+    }
+  })();
+
+  return {
+    get inflight() {
+      return inflight.size;
+    },
+    /** Stops taking jobs and waits for the ones in hand (at most `timeoutMs`, then aborts them). */
+    async stop(timeoutMs = 20_000) {
+      running = false;
+      poke();
+      await loop;
+      const done = Promise.allSettled([...inflight.values()]);
+      const timer = setTimeout(() => controller.abort(), timeoutMs);
+      await done;
+      clearTimeout(timer);
+      await (await listening.catch(() => null))?.unlisten().catch(() => {});
+    },
+  };
+}

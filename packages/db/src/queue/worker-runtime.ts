@@ -1,0 +1,110 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import { createDatabase, type Sql } from '../client.ts';
+import { recognitionRepository } from '../repositories/recognition.ts';
+import { createBoss, ensureQueues, type RecognitionJobData, type RecognitionKind } from './queues.ts';
+import { startWorkerLoop } from './worker-loop.ts';
+
+export interface WorkerSettings {
+  databaseUrl: string;
+  concurrency: number;
+  healthPort: number;
+  imageRetentionDays: number;
+  logLevel: string;
+  /** pg-boss supervision (expired heartbeats, retries) interval. */
+  superviseSeconds: number;
+}
+
+/** Worker settings from the environment, each checked with a clear message. */
+export function workerSettings(env: Record<string, string | undefined> = process.env): WorkerSettings {
+  const problems: string[] = [];
+  const int = (name: string, fallback: number, min: number, max: number) => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) problems.push(`${name}: must be an integer from ${min} to ${max}`);
+    return n;
+  };
+  const settings = {
+    databaseUrl: env.DATABASE_URL ?? '',
+    concurrency: int('WORKER_CONCURRENCY', 5, 1, 100),
+    healthPort: int('HEALTH_PORT', 0, 0, 65535),
+    imageRetentionDays: int('IMAGE_RETENTION_DAYS', 30, 1, 3650),
+    logLevel: env.LOG_LEVEL ?? 'info',
+    superviseSeconds: int('QUEUE_SUPERVISE_SECONDS', 2, 1, 3600),
+  };
+  if (!settings.databaseUrl) problems.push('DATABASE_URL: required');
+  if (problems.length) throw new Error(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  return settings;
+}
+
+export type JobHandler = (data: RecognitionJobData, signal: AbortSignal) => Promise<void>;
+
+/**
+ * Runs a recognition worker process: the paid-first fetch loop, pg-boss supervision, a small health endpoint for
+ * probes, hourly purging of old photos, and graceful shutdown on SIGTERM/SIGINT (stop taking jobs, finish or release
+ * the ones in hand, exit within a bound).
+ */
+export async function runWorker(kind: RecognitionKind, makeHandler: (sql: Sql, log: pino.Logger) => JobHandler, settings = workerSettings()) {
+  const log = pino({ name: `${kind}-worker`, level: settings.logLevel });
+  const { sql, close } = createDatabase(settings.databaseUrl, { max: settings.concurrency + 2, applicationName: `nutrition-${kind}-worker` });
+  const boss = createBoss(settings.databaseUrl, { supervise: true, intervalSeconds: settings.superviseSeconds });
+  boss.on('error', (err) => log.error({ err }, 'queue error'));
+  await boss.start();
+  await ensureQueues(boss);
+  const jobs = recognitionRepository(sql);
+
+  const loop = startWorkerLoop(boss, sql, {
+    kind,
+    concurrency: settings.concurrency,
+    handle: makeHandler(sql, log),
+    giveUp: (data) => jobs.finish(kind, data.jobId, { error: { code: 'worker_lost', message: 'The job was interrupted too many times' } }),
+    log,
+  });
+
+  const purge = async () => {
+    try {
+      const purged = await jobs.purgeImages(settings.imageRetentionDays);
+      if (purged) log.info({ purged }, 'old job images purged');
+    } catch (err) {
+      log.error({ err }, 'image purge failed');
+    }
+  };
+  void purge();
+  const purgeTimer = setInterval(purge, 3600_000);
+
+  let draining = false;
+  const health = http.createServer(async (req, res) => {
+    let dbOk = true;
+    try {
+      await sql`SELECT 1`;
+    } catch {
+      dbOk = false;
+    }
+    const ok = dbOk && !draining;
+    res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ status: ok ? 'ok' : 'error', db: dbOk ? 'ok' : 'down', draining, inflight: loop.inflight }));
+  });
+  await new Promise<void>((resolve) => health.listen(settings.healthPort, '0.0.0.0', resolve));
+  log.info({ port: (health.address() as AddressInfo).port, concurrency: settings.concurrency }, `${kind} worker ready`);
+
+  let stopping: Promise<void> | null = null;
+  const stop = (signal: string) =>
+    (stopping ??= (async () => {
+      log.info({ signal }, 'stopping: finishing the jobs in hand');
+      draining = true;
+      const force = setTimeout(() => process.exit(1), 30_000);
+      force.unref();
+      clearInterval(purgeTimer);
+      await loop.stop(20_000);
+      await boss.stop({ graceful: false, close: true });
+      health.close();
+      await close();
+      log.info('stopped');
+      process.exit(0);
+    })());
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+  return { stop };
+}

@@ -1,0 +1,149 @@
+import type { Queryable, Sql } from '../client.ts';
+import type { ImageRef, JobError } from '../schema/recognition.ts';
+import type { Plan, RecognitionKind } from '../queue/queues.ts';
+
+export interface JobRow {
+  id: string;
+  status: 'queued' | 'processing' | 'done' | 'failed';
+  job_type?: 'receipt' | 'products';
+  target_date?: string | null;
+  target_meal_type?: string | null;
+  result: unknown;
+  error: JobError | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface UploadedImage {
+  contentType: string;
+  data: Buffer;
+}
+
+const TABLE: Record<RecognitionKind, string> = { dish: 'dish_recognition_jobs', product: 'product_recognition_jobs' };
+
+const COLUMNS = (sql: Queryable, kind: RecognitionKind) =>
+  kind === 'dish'
+    ? sql`id, status, target_date, target_meal_type, result, error, created_at, updated_at`
+    : sql`id, status, job_type, result, error, created_at, updated_at`;
+
+/** Recognition jobs and their images; the API reads them scoped by the user, workers by id. */
+export function recognitionRepository(sql: Sql) {
+  return {
+    /** The job row and its images, in the caller's transaction (the queue entry goes in the same one). */
+    async create(
+      tx: Queryable,
+      kind: RecognitionKind,
+      userId: string,
+      fields: { plan: Plan; jobType?: 'receipt' | 'products'; targetDate?: string | null; targetMealType?: string | null },
+      images: UploadedImage[],
+    ): Promise<string> {
+      const [job] = kind === 'dish'
+        ? await tx<{ id: string }[]>`
+            INSERT INTO dish_recognition_jobs (user_id, plan, target_date, target_meal_type)
+            VALUES (${userId}, ${fields.plan}, ${fields.targetDate ?? null}, ${fields.targetMealType ?? null}) RETURNING id`
+        : await tx<{ id: string }[]>`
+            INSERT INTO product_recognition_jobs (user_id, plan, job_type) VALUES (${userId}, ${fields.plan}, ${fields.jobType!}) RETURNING id`;
+      const refs = await tx<ImageRef[]>`
+        INSERT INTO job_images ${tx(
+          images.map((img, position) => ({
+            [kind === 'dish' ? 'dish_job_id' : 'product_job_id']: job!.id,
+            position,
+            content_type: img.contentType,
+            byte_size: img.data.length,
+            data: img.data,
+          })),
+        )}
+        RETURNING id, content_type, byte_size`;
+      await tx`UPDATE ${tx(TABLE[kind])} SET images = ${JSON.stringify(refs)}::jsonb WHERE id = ${job!.id}`;
+      return job!.id;
+    },
+
+    async plan(userId: string): Promise<Plan> {
+      const [row] = await sql<{ plan: Plan }[]>`SELECT plan FROM users WHERE id = ${userId}`;
+      return row?.plan ?? 'free';
+    },
+
+    /** Jobs that will be taken before this one (paid first), and an estimate from recent processing times. */
+    async queueEstimate(kind: RecognitionKind, jobId: string, workers: number) {
+      const table = sql(TABLE[kind]);
+      const [row] = await sql<{ ahead: number; avg_seconds: number | null }[]>`
+        WITH me AS (SELECT plan, created_at FROM ${table} WHERE id = ${jobId})
+        SELECT (SELECT count(*)::int FROM ${table} j, me
+                WHERE j.status = 'queued' AND j.id <> ${jobId}
+                  AND (j.plan = 'paid' AND me.plan = 'free' OR (j.plan = me.plan AND j.created_at <= me.created_at))) AS ahead,
+               (SELECT avg(extract(epoch FROM finished_at - started_at))::float8 FROM (
+                  SELECT finished_at, started_at FROM ${table}
+                  WHERE status = 'done' AND started_at IS NOT NULL ORDER BY finished_at DESC LIMIT 50) recent) AS avg_seconds`;
+      const perJob = row?.avg_seconds ?? 5;
+      const ahead = row?.ahead ?? 0;
+      return { queuePosition: ahead, estimatedSeconds: Math.ceil(((ahead + 1) * perJob) / Math.max(1, workers)) };
+    },
+
+    async get(kind: RecognitionKind, userId: string, jobId: string): Promise<JobRow | null> {
+      const [row] = await sql<JobRow[]>`
+        SELECT ${COLUMNS(sql, kind)} FROM ${sql(TABLE[kind])} WHERE id = ${jobId} AND user_id = ${userId}`;
+      return row ?? null;
+    },
+
+    /** For the SSE hub, which reads a job after each notification; ownership was checked when the stream opened. */
+    async byId(kind: RecognitionKind, jobId: string): Promise<JobRow | null> {
+      const [row] = await sql<JobRow[]>`SELECT ${COLUMNS(sql, kind)} FROM ${sql(TABLE[kind])} WHERE id = ${jobId}`;
+      return row ?? null;
+    },
+
+    /** Today's (UTC) dish jobs of the user that no diary entry links yet. */
+    async todaysUnlinkedDishJobs(userId: string): Promise<JobRow[]> {
+      return sql<JobRow[]>`
+        SELECT ${COLUMNS(sql, 'dish')} FROM dish_recognition_jobs j
+        WHERE j.user_id = ${userId} AND j.created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
+          AND NOT EXISTS (SELECT 1 FROM meal_diary d WHERE d.job_id = j.id)
+        ORDER BY j.created_at DESC`;
+    },
+
+    async recentProductJobs(userId: string): Promise<JobRow[]> {
+      return sql<JobRow[]>`
+        SELECT ${COLUMNS(sql, 'product')} FROM product_recognition_jobs
+        WHERE user_id = ${userId} AND created_at > now() - interval '24 hours' ORDER BY created_at DESC`;
+    },
+
+    async productJobHistory(userId: string, limit: number, beforeId?: string): Promise<JobRow[]> {
+      return sql<JobRow[]>`
+        SELECT ${COLUMNS(sql, 'product')} FROM product_recognition_jobs
+        WHERE user_id = ${userId} ${beforeId ? sql`AND id < ${beforeId}` : sql``}
+        ORDER BY id DESC LIMIT ${limit}`;
+    },
+
+    // --- worker side ---
+
+    /** queued → processing (again, after a retry); null when the job is already finished or gone. */
+    async start(kind: RecognitionKind, jobId: string) {
+      const [row] = await sql<{ user_id: string; images: ImageRef[]; job_type?: string; target_date?: string | null; target_meal_type?: string | null }[]>`
+        UPDATE ${sql(TABLE[kind])} SET status = 'processing', started_at = now(), attempts = attempts + 1, updated_at = now()
+        WHERE id = ${jobId} AND status IN ('queued', 'processing')
+        RETURNING user_id, images ${kind === 'product' ? sql`, job_type` : sql`, target_date, target_meal_type`}`;
+      return row ?? null;
+    },
+
+    async images(kind: RecognitionKind, jobId: string): Promise<UploadedImage[]> {
+      const rows = await sql<{ content_type: string; data: Buffer }[]>`
+        SELECT content_type, data FROM job_images WHERE ${kind === 'dish' ? sql`dish_job_id` : sql`product_job_id`} = ${jobId}
+        ORDER BY position`;
+      return rows.map((r) => ({ contentType: r.content_type, data: r.data }));
+    },
+
+    async finish(kind: RecognitionKind, jobId: string, outcome: { result: unknown } | { error: JobError }) {
+      const [status, result, error] = 'error' in outcome ? ['failed', null, outcome.error] : ['done', outcome.result, null];
+      await sql`
+        UPDATE ${sql(TABLE[kind])}
+        SET status = ${status}, result = ${result === null ? null : JSON.stringify(result)}::jsonb,
+            error = ${error === null ? null : JSON.stringify(error)}::jsonb, finished_at = now(), updated_at = now()
+        WHERE id = ${jobId} AND status <> 'done'`;
+    },
+
+    /** Deletes uploaded photos older than the retention period; returns how many. */
+    async purgeImages(retentionDays: number): Promise<number> {
+      const rows = await sql`DELETE FROM job_images WHERE created_at < now() - make_interval(days => ${retentionDays}) RETURNING id`;
+      return rows.length;
+    },
+  };
+}
