@@ -30,7 +30,8 @@ export async function fakeOpenAi(replies: Reply[] | ((req: ChatRequest) => Reply
       res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'upstream broke', type: 'server_error' } }));
       return;
     }
-    if ('delayMs' in reply) await new Promise((r) => setTimeout(r, reply.delayMs));
+    // unref: a slow answer still pending must not keep the test process alive after its test ends
+    if ('delayMs' in reply) await new Promise((r) => setTimeout(r, reply.delayMs).unref());
     if (res.destroyed) return;
     res.writeHead(200, { 'content-type': 'application/json' }).end(
       JSON.stringify({

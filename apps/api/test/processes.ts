@@ -1,0 +1,118 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
+import { fileURLToPath } from 'node:url';
+import type { Test } from 'tap';
+import { freePort } from '@nutrition/db';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+
+export interface Service {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+}
+
+/**
+ * Starts an app of the workspace as a real process (as it is deployed) and waits for its ready line. The process is
+ * killed when the test ends.
+ */
+export async function startService(t: Test, app: 'api' | 'dish-worker' | 'product-worker', env: Record<string, string>): Promise<Service> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [`${root}apps/${app}/src/main.ts`], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      ...(app === 'api' ? { PORT: String(port), HOST: '127.0.0.1' } : { HEALTH_PORT: String(port) }),
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  t.teardown(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const ready = app === 'api' ? /Server listening/ : /worker ready/;
+  const started = Date.now();
+  while (!ready.test(output)) {
+    if (child.exitCode !== null) throw new Error(`${app} exited early:\n${output}`);
+    if (Date.now() - started > 20_000) throw new Error(`${app} did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { child, url: `http://127.0.0.1:${port}`, output: () => output };
+}
+
+export interface SseEvent {
+  event: string;
+  id: string;
+  data: any;
+  at: number;
+}
+
+/** Reads a server-sent event stream over a real socket until the server ends it (or the timeout). */
+export function readStream(url: string, token: string, timeoutMs = 30_000): Promise<{ status: number; events: SseEvent[]; comments: string[] }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } }, (res) => {
+      const events: SseEvent[] = [];
+      const comments: string[] = [];
+      let buffer = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buffer += chunk;
+        let end;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const fields: Record<string, string> = {};
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':')) comments.push(line.slice(1).trim());
+            else {
+              const i = line.indexOf(':');
+              if (i > 0) fields[line.slice(0, i)] = line.slice(i + 1).trimStart();
+            }
+          }
+          if (fields.event) events.push({ event: fields.event, id: fields.id ?? '', data: fields.data ? JSON.parse(fields.data) : null, at: Date.now() });
+        }
+      });
+      res.on('end', () => {
+        clearTimeout(timer);
+        resolve({ status: res.statusCode!, events, comments });
+      });
+    });
+    const timer = setTimeout(() => {
+      req.destroy();
+      reject(new Error(`stream ${url} did not end within ${timeoutMs} ms`));
+    }, timeoutMs);
+    req.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+  });
+}
+
+/** A JPEG as far as magic bytes go, different for each seed. */
+export function fakeJpeg(seed: number, size = 2048): Buffer {
+  const body = Buffer.alloc(size);
+  for (let i = 0; i < size; i++) body[i] = (seed * 31 + i * 7) % 256;
+  return Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), body]);
+}
+
+export async function api(url: string, token: string | null, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+export async function loginOver(url: string, subject: string): Promise<string> {
+  return (await api(url, null, 'POST', '/auth/login', { id_token: subject })).body.access_token;
+}
+
+export function imageJson(data: Buffer) {
+  return { content_type: 'image/jpeg', data_base64: data.toString('base64') };
+}

@@ -1,0 +1,136 @@
+import t from 'tap';
+import postgres from 'postgres';
+import { createTestDatabase } from '@nutrition/db/testing';
+import { api, fakeJpeg, imageJson, loginOver, readStream, startService } from './processes.ts';
+import { fakeOpenAi, type ChatRequest } from '../../../packages/ai/test/fake-openai.ts';
+
+/** A vision model on loopback: dish and product answers by task, optionally slow or broken. */
+function visionReplies(opts: { delayMs?: number; failProducts?: boolean } = {}) {
+  return (req: ChatRequest) => {
+    const task = req.response_format?.json_schema?.name;
+    if (task === 'product_recognition' && opts.failProducts) return { status: 500 };
+    const content =
+      task === 'dish_recognition'
+        ? JSON.stringify({ dishes: [{ name: 'Borscht', portion_g: 350, portions: 1.5, confidence: 0.9 }] })
+        : task === 'product_recognition'
+          ? JSON.stringify({ items: [{ name: 'Milk 3.2%', quantity: 1, unit: 'l', price: 1.2, confidence: 0.8 }] })
+          : JSON.stringify({ calories: 300, protein: 10, fat: 10, carbs: 30 });
+    return opts.delayMs ? { delayMs: opts.delayMs, content } : { content };
+  };
+}
+
+async function database(t: import('tap').Test) {
+  const db = await createTestDatabase();
+  const sql = postgres(db.url, { max: 2, onnotice: () => {} });
+  t.teardown(async () => {
+    await sql.end();
+    await db.drop();
+  });
+  return { url: db.url, sql };
+}
+
+const statuses = (events: { data: { status: string } }[]) => events.map((e) => e.data.status);
+
+t.test('end to end: API and both workers as processes, jobs streamed over real sockets', async (t) => {
+  const { url, sql } = await database(t);
+  const model = await fakeOpenAi(visionReplies({ delayMs: 300 }));
+  t.teardown(model.close);
+  const modelEnv = { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: model.baseUrl };
+  const apiA = await startService(t, 'api', { DATABASE_URL: url });
+  const apiB = await startService(t, 'api', { DATABASE_URL: url });
+  await startService(t, 'product-worker', { DATABASE_URL: url, ...modelEnv });
+  const token = await loginOver(apiA.url, 'e2e-user');
+
+  // Submitted before any dish worker runs, so the streams open on a queued job.
+  const submitted = await api(apiA.url, token, 'POST', '/ai/recognize-dish', { image: imageJson(fakeJpeg(1)), target_meal_type: 'lunch' });
+  t.equal(submitted.status, 202);
+  const jobId = submitted.body.job_id;
+  const streams = Promise.all([
+    readStream(`${apiA.url}/ai/jobs/${jobId}/stream`, token),
+    readStream(`${apiB.url}/ai/jobs/${jobId}/stream`, token),
+  ]);
+  await new Promise((r) => setTimeout(r, 200));
+  await startService(t, 'dish-worker', { DATABASE_URL: url, ...modelEnv });
+  const [onA, onB] = await streams;
+  t.equal(onA.status, 200);
+  t.same(statuses(onA.events), ['queued', 'processing', 'done'], 'queued, processing, done in order');
+  t.same(statuses(onB.events), ['queued', 'processing', 'done'], 'the second API process delivers the same job');
+  t.same(onA.events.map((e) => e.id), onA.events.map((_, i) => String(i + 1)), 'event ids count up');
+  const result = onA.events.at(-1)!.data.result;
+  t.match(result, { model: 'gpt-4o-mini', dishes: [{ name: 'Borscht', portions: 1.5, portion_g: 350, confidence: 0.9 }] });
+  const [borscht] = await sql`SELECT d.id FROM dishes d WHERE d.code = 'borscht'`;
+  t.equal(result.dishes[0].dish_id, borscht!.id, 'matched to the catalog dish');
+  t.ok(result.dishes[0].calories > 0);
+
+  const products = await api(apiB.url, token, 'POST', '/ai/recognize-products', { images: [1, 2, 3, 4].map((i) => imageJson(fakeJpeg(20 + i))) });
+  const stream = await readStream(`${apiB.url}/ai/product-jobs/${products.body.job_id}/stream`, token);
+  const done = stream.events.at(-1)!.data;
+  t.equal(done.status, 'done');
+  t.match(done.result.items, [{ name: 'Milk 3.2%', quantity: 4, unit_code: 'l', storage_days: Number }], 'four photos merged into one line');
+  const [timing] = await sql`SELECT extract(epoch FROM finished_at - started_at)::float8 AS seconds FROM product_recognition_jobs WHERE id = ${products.body.job_id}`;
+  t.ok(timing!.seconds < 1.2, `4 photos at 300 ms each took ${timing!.seconds.toFixed(2)} s: recognised in parallel`);
+  const applied = await api(apiA.url, token, 'POST', `/ai/product-jobs/${products.body.job_id}/apply`, {});
+  t.equal(applied.status, 200);
+  t.match(applied.body.items, [{ quantity: 4, unit_code: 'l' }]);
+
+  // An idle worker starts a new job promptly (NOTIFY, not the polling interval).
+  const quick = await api(apiA.url, token, 'POST', '/ai/recognize-dish', { image: imageJson(fakeJpeg(2)) });
+  await readStream(`${apiA.url}/ai/jobs/${quick.body.job_id}/stream`, token);
+  const [pickup] = await sql`SELECT extract(epoch FROM started_at - created_at)::float8 * 1000 AS ms FROM dish_recognition_jobs WHERE id = ${quick.body.job_id}`;
+  t.ok(pickup!.ms < 1000, `picked up ${pickup!.ms.toFixed(0)} ms after submission`);
+});
+
+t.test('a failing vision answer ends as failed on the stream', async (t) => {
+  const { url } = await database(t);
+  const model = await fakeOpenAi(visionReplies({ failProducts: true }));
+  t.teardown(model.close);
+  const apiA = await startService(t, 'api', { DATABASE_URL: url });
+  await startService(t, 'product-worker', { DATABASE_URL: url, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: model.baseUrl });
+  const token = await loginOver(apiA.url, 'unlucky');
+  const job = await api(apiA.url, token, 'POST', '/ai/recognize-receipt', { images: [imageJson(fakeJpeg(5))] });
+  const stream = await readStream(`${apiA.url}/ai/product-jobs/${job.body.job_id}/stream`, token);
+  t.equal(stream.status, 200, 'a failed recognition is an event, not an HTTP error');
+  t.match(stream.events.at(-1)!.data, { status: 'failed', error: { code: 'model_unavailable', message: String } });
+  t.equal(model.requests.length, 1, 'an upstream error is not retried');
+});
+
+t.test('a worker killed mid-job: another worker completes it', async (t) => {
+  const { url, sql } = await database(t);
+  const slow = await fakeOpenAi(visionReplies({ delayMs: 60_000 }));
+  t.teardown(slow.close);
+  const fast = await fakeOpenAi(visionReplies());
+  t.teardown(fast.close);
+  const apiA = await startService(t, 'api', { DATABASE_URL: url });
+  const doomed = await startService(t, 'dish-worker', { DATABASE_URL: url, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: slow.baseUrl, QUEUE_SUPERVISE_SECONDS: '1' });
+  const token = await loginOver(apiA.url, 'resilient');
+  const job = await api(apiA.url, token, 'POST', '/ai/recognize-dish', { image: imageJson(fakeJpeg(9)) });
+  const until = Date.now() + 10_000;
+  while (Date.now() < until && slow.requests.length === 0) await new Promise((r) => setTimeout(r, 50));
+  t.equal(slow.requests.length, 1, 'the first worker was in the middle of the job');
+  doomed.child.kill('SIGKILL');
+  await startService(t, 'dish-worker', { DATABASE_URL: url, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: fast.baseUrl, QUEUE_SUPERVISE_SECONDS: '1' });
+  const stream = await readStream(`${apiA.url}/ai/jobs/${job.body.job_id}/stream`, token, 60_000);
+  t.equal(stream.events.at(-1)!.data.status, 'done', 'completed by the second worker');
+  const [row] = await sql`SELECT attempts FROM dish_recognition_jobs WHERE id = ${job.body.job_id}`;
+  t.equal(row!.attempts, 2);
+});
+
+t.test('paid jobs are taken before every waiting free job', async (t) => {
+  const { url, sql } = await database(t);
+  const model = await fakeOpenAi(visionReplies({ delayMs: 400 }));
+  t.teardown(model.close);
+  const apiA = await startService(t, 'api', { DATABASE_URL: url });
+  const free = await loginOver(apiA.url, 'free-user');
+  const paid = await loginOver(apiA.url, 'paid-user');
+  await sql`UPDATE users SET plan = 'paid' WHERE external_subject = 'paid-user'`;
+  const ids: string[] = [];
+  for (let i = 0; i < 4; i++) ids.push((await api(apiA.url, free, 'POST', '/ai/recognize-dish', { image: imageJson(fakeJpeg(30 + i)) })).body.job_id);
+  const paidJob = await api(apiA.url, paid, 'POST', '/ai/recognize-dish', { image: imageJson(fakeJpeg(40)) });
+  t.equal(paidJob.body.queue_position, 0, 'nothing is ahead of a paid job');
+  // One slot: the worker starts only after every job is waiting, and must take the paid one first.
+  await startService(t, 'dish-worker', { DATABASE_URL: url, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: model.baseUrl, WORKER_CONCURRENCY: '1' });
+  await readStream(`${apiA.url}/ai/jobs/${ids.at(-1)}/stream`, free, 30_000);
+  const order = await sql`SELECT id FROM dish_recognition_jobs ORDER BY started_at`;
+  t.equal(order[0]!.id, paidJob.body.job_id, 'the paid job was started first');
+  t.same(order.slice(1).map((r) => r.id), ids, 'then the free jobs in submission order');
+});

@@ -1,0 +1,69 @@
+import t from 'tap';
+import { as, assertError, buildTestApp, login } from './helpers.ts';
+import { fakeJpeg, imageJson } from './processes.ts';
+
+t.test('submissions: types by magic bytes, sizes, counts, both body forms', async (t) => {
+  const { app, sql } = await buildTestApp(t);
+  const alice = await login(app, 'alice');
+  const a = as(app, alice);
+  const b = as(app, await login(app, 'bob'));
+
+  const json = await a({ method: 'POST', url: '/ai/recognize-dish', payload: { image: imageJson(fakeJpeg(1)), target_date: '2026-11-22', target_meal_type: 'lunch' } });
+  t.equal(json.statusCode, 202);
+  t.match(json.json(), { job_id: String, status: 'queued', queue_position: 0, estimated_seconds: Number });
+
+  const boundary = 'xBOUNDARYx';
+  const multipart = (parts: { name: string; file?: Buffer; value?: string }[]) =>
+    Buffer.concat([
+      ...parts.map((p) =>
+        Buffer.concat([
+          Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${p.file ? `; filename="${p.name}.jpg"\r\nContent-Type: image/jpeg` : ''}\r\n\r\n`),
+          p.file ?? Buffer.from(p.value ?? ''),
+          Buffer.from('\r\n'),
+        ]),
+      ),
+      Buffer.from(`--${boundary}--\r\n`),
+    ]);
+  const form = (url: string, parts: Parameters<typeof multipart>[0]) =>
+    a({ method: 'POST', url, payload: multipart(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+
+  const mp = await form('/ai/recognize-dish', [{ name: 'image', file: fakeJpeg(2) }, { name: 'target_meal_type', value: 'dinner' }]);
+  t.equal(mp.statusCode, 202, mp.body);
+  const second = mp.json();
+  t.equal(second.queue_position, 1, 'the first job is ahead of it');
+  const [row] = await sql`SELECT status, target_meal_type, jsonb_array_length(images) AS n FROM dish_recognition_jobs WHERE id = ${second.job_id}`;
+  t.match(row, { status: 'queued', target_meal_type: 'dinner', n: 1 });
+  const [queued] = await sql`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'dish-recognition-free' AND data->>'jobId' = ${second.job_id}`;
+  t.equal(queued!.n, 1, 'the queue entry was committed with the job');
+
+  const products = await form('/ai/recognize-receipt', [1, 2, 3].map((i) => ({ name: 'images', file: fakeJpeg(10 + i) })));
+  t.equal(products.statusCode, 202, products.body);
+
+  const jobsBefore = (await sql`SELECT count(*)::int AS n FROM dish_recognition_jobs`)[0]!.n;
+  assertError(t, await a({ method: 'POST', url: '/ai/recognize-dish', payload: { image: { content_type: 'image/jpeg', data_base64: Buffer.from('GIF89a....').toString('base64') } } }), 415, 'unsupported_media_type');
+  assertError(t, await form('/ai/recognize-dish', [{ name: 'image', file: Buffer.from('%PDF-1.7 not an image') }]), 415, 'unsupported_media_type');
+  assertError(t, await form('/ai/recognize-dish', [{ name: 'image', file: fakeJpeg(3, 8 * 1024 * 1024 + 10) }]), 413, 'payload_too_large');
+  assertError(t, await a({ method: 'POST', url: '/ai/recognize-dish', payload: { image: imageJson(fakeJpeg(3, 8 * 1024 * 1024 + 10)) } }), 413);
+  assertError(t, await form('/ai/recognize-dish', [{ name: 'target_meal_type', value: 'lunch' }]), 400, 'missing_image');
+  assertError(t, await form('/ai/recognize-dish', [{ name: 'image', file: fakeJpeg(4) }, { name: 'image', file: fakeJpeg(5) }]), 400, 'too_many_images');
+  assertError(t, await a({ method: 'POST', url: '/ai/recognize-products', payload: { images: Array.from({ length: 11 }, (_, i) => imageJson(fakeJpeg(i))) } }), 400, 'validation_failed');
+  assertError(t, await a({ method: 'POST', url: '/ai/recognize-products', payload: { images: [] } }), 400, 'validation_failed');
+  assertError(t, await form('/ai/recognize-dish', [{ name: 'image', file: fakeJpeg(6) }, { name: 'target_date', value: '2026-02-30' }]), 400, 'validation_failed');
+  assertError(t, await a({ method: 'POST', url: '/ai/recognize-dish', payload: { image: imageJson(fakeJpeg(7)), calories: 100 } }), 400, 'validation_failed');
+  assertError(t, await a({ method: 'POST', url: '/ai/recognize-dish', payload: { image: { content_type: 'image/jpeg', data_base64: '%%%not base64%%%' } } }), 400);
+  t.equal((await sql`SELECT count(*)::int AS n FROM dish_recognition_jobs`)[0]!.n, jobsBefore, 'rejected submissions store nothing');
+
+  assertError(t, await b({ method: 'GET', url: `/ai/jobs/${second.job_id}` }), 404, 'not_found');
+  assertError(t, await b({ method: 'GET', url: `/ai/jobs/${second.job_id}/stream` }), 404, 'not_found');
+  assertError(t, await b({ method: 'GET', url: `/ai/product-jobs/${products.json().job_id}` }), 404, 'not_found');
+  assertError(t, await b({ method: 'POST', url: `/ai/product-jobs/${products.json().job_id}/apply`, payload: {} }), 404, 'not_found');
+  assertError(t, await a({ method: 'POST', url: `/ai/product-jobs/${products.json().job_id}/apply`, payload: {} }), 409, 'job_not_done');
+  t.same((await b({ method: 'GET', url: '/ai/jobs' })).json().items, []);
+  t.equal((await a({ method: 'GET', url: '/ai/jobs' })).json().items.length, 2);
+  t.equal((await a({ method: 'GET', url: '/ai/product-jobs' })).json().items.length, 1);
+  t.equal((await a({ method: 'GET', url: '/ai/product-jobs/history?limit=1' })).json().items.length, 1);
+
+  const linked = await a({ method: 'POST', url: '/diary', payload: { date: '2026-11-22', meal_type: 'lunch', name: 'Borscht', job_id: second.job_id } });
+  t.equal(linked.statusCode, 201);
+  t.same((await a({ method: 'GET', url: '/ai/jobs' })).json().items.map((j: { id: string }) => j.id), [json.json().job_id], 'a linked job leaves /ai/jobs');
+});
