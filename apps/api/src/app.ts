@@ -30,10 +30,19 @@ import queuePlugin from './plugins/queue.ts';
 import eventsPlugin from './plugins/events.ts';
 import multipart from '@fastify/multipart';
 import { closeAllStreams } from './sse.ts';
+import metricsPlugin from './plugins/metrics.ts';
+import rateLimitPlugin, { type RateLimits } from './plugins/rate-limit.ts';
 import aiPlugin from './plugins/ai.ts';
 import type { ModelProvider, PhotoSearch } from '@nutrition/ai';
 
 export const VERSION = '0.1.0';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Set on SIGTERM: readiness fails so load balancers stop sending traffic while requests finish. */
+    draining: boolean;
+  }
+}
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const LOCAL_ORIGIN = /^http:\/\/(localhost|127\.0\.0\.1)(:\d{1,5})?$/;
@@ -98,7 +107,8 @@ export async function buildApp(config: Config, options: AppOptions = {}) {
       return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID();
     },
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
-    bodyLimit: 1024 * 1024,
+    // JSON bodies are small; routes that take images raise their own limit.
+    bodyLimit: 256 * 1024,
     // Long model calls answer within this; proxies should allow as much.
     connectionTimeout: 0,
     requestTimeout: 120_000,
@@ -127,6 +137,14 @@ export async function buildApp(config: Config, options: AppOptions = {}) {
   await app.register(queuePlugin, { url: config.DATABASE_URL });
   await app.register(eventsPlugin);
   await app.register(multipart, { limits: { fileSize: 8 * 1024 * 1024, files: 11 } });
+  await app.register(metricsPlugin, { token: config.METRICS_TOKEN });
+  const limits: RateLimits = {
+    perUser: config.RATE_LIMIT_PER_MINUTE,
+    perIp: config.RATE_LIMIT_PUBLIC_PER_MINUTE,
+    model: config.RATE_LIMIT_MODEL_PER_MINUTE,
+  };
+  await app.register(rateLimitPlugin, limits);
+  app.decorate('draining', false);
   // Open streams are told to reconnect (elsewhere) before the server waits for connections to end.
   app.addHook('preClose', async () => closeAllStreams());
 
@@ -138,10 +156,10 @@ export async function buildApp(config: Config, options: AppOptions = {}) {
   await app.register(diaryRoutes);
   await app.register(userProductRoutes);
   await app.register(savedRecipeRoutes);
-  await app.register(recommendationRoutes, { config });
-  await app.register(menuRoutes, { config });
+  await app.register(recommendationRoutes, { config, limits });
+  await app.register(menuRoutes, { config, limits });
   await app.register(shoppingListRoutes);
-  await app.register(recognitionRoutes, { config });
+  await app.register(recognitionRoutes, { config, limits });
   return app;
 }
 

@@ -48,6 +48,11 @@ export const ConfigSchema = Type.Object({
   PHOTO_SEARCH_BUDGET_MS: Type.Integer({ minimum: 100, maximum: 30_000, default: 2000, description: 'time allowed for all photo lookups of one answer' }),
   DISH_WORKER_CAPACITY: Type.Integer({ minimum: 1, maximum: 10_000, default: 5, description: 'dish jobs processed at once across all dish workers (for estimated_seconds)' }),
   PRODUCT_WORKER_CAPACITY: Type.Integer({ minimum: 1, maximum: 10_000, default: 5, description: 'product jobs processed at once across all product workers' }),
+  RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 600, description: 'requests a minute per user on authenticated routes' }),
+  RATE_LIMIT_PUBLIC_PER_MINUTE: Type.Integer({ minimum: 1, default: 120, description: 'requests a minute per IP on public routes' }),
+  RATE_LIMIT_MODEL_PER_MINUTE: Type.Integer({ minimum: 1, default: 30, description: 'requests a minute per user on model-backed routes (recommendations, menus, recognition)' }),
+  METRICS_TOKEN: Type.String({ default: '', description: 'when set, /metrics needs Authorization: Bearer <token>' }),
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000, description: 'longest a SIGTERM waits for in-flight requests' }),
   CORS_ORIGINS: Type.String({
     default: '',
     description: 'comma list of extra allowed origins; http://localhost:* and http://127.0.0.1:* are always allowed',

@@ -1,15 +1,8 @@
-import { ModelOutputInvalid, ModelUnavailable, type ModelProvider, type VisionModel } from '@nutrition/ai';
+import { modelJobError, type ModelProvider, type VisionModel } from '@nutrition/ai';
 import type { Sql } from '@nutrition/db';
 import type { JobHandler } from '@nutrition/db/queue';
 import { diaryRepository, recognitionRepository } from '@nutrition/db/repositories';
 import { round1 } from '@nutrition/domain';
-
-/** What a model failure is called in the job's error. */
-export function modelError(err: unknown) {
-  if (err instanceof ModelOutputInvalid) return { code: 'recognition_failed', message: 'The model answer could not be read' };
-  if (err instanceof ModelUnavailable) return { code: 'model_unavailable', message: 'The recognition model is unavailable' };
-  return null;
-}
 
 /**
  * A dish job: the photo goes to the vision model; each recognised dish is matched to a catalog dish (or the user's
@@ -21,20 +14,20 @@ export function dishRecognizer(sql: Sql, vision: VisionModel, model: ModelProvid
   const diary = diaryRepository(sql);
   return async ({ jobId }, signal) => {
     const job = await jobs.start('dish', jobId);
-    if (!job) return;
+    if (!job) return 'skipped';
     const images = await jobs.images('dish', jobId);
     if (images.length === 0) {
       await jobs.finish('dish', jobId, { error: { code: 'images_expired', message: 'The photo is no longer stored' } });
-      return;
+      return 'failed';
     }
     let seen;
     try {
       seen = await vision.recognizeDish(images, signal);
     } catch (err) {
-      const error = modelError(err);
+      const error = modelJobError(err);
       if (!error) throw err;
       await jobs.finish('dish', jobId, { error });
-      return;
+      return 'failed';
     }
     const dishes = [];
     for (const d of seen.dishes) {
@@ -62,5 +55,6 @@ export function dishRecognizer(sql: Sql, vision: VisionModel, model: ModelProvid
       });
     }
     await jobs.finish('dish', jobId, { result: { dishes, model: seen.model } });
+    return 'done';
   };
 }

@@ -1,4 +1,4 @@
-import { ModelOutputInvalid, ModelUnavailable, type VisionModel } from '@nutrition/ai';
+import { modelJobError, type VisionModel } from '@nutrition/ai';
 import type { Sql } from '@nutrition/db';
 import type { JobHandler } from '@nutrition/db/queue';
 import { generatedRecipeRepository, pantryRepository, recognitionRepository } from '@nutrition/db/repositories';
@@ -26,21 +26,21 @@ export function productRecognizer(sql: Sql, vision: VisionModel): JobHandler {
   const recipes = generatedRecipeRepository(sql);
   return async ({ jobId }, signal) => {
     const job = await jobs.start('product', jobId);
-    if (!job) return;
+    if (!job) return 'skipped';
     const images = await jobs.images('product', jobId);
     if (images.length === 0) {
       await jobs.finish('product', jobId, { error: { code: 'images_expired', message: 'The photos are no longer stored' } });
-      return;
+      return 'failed';
     }
     const jobType = job.job_type as 'receipt' | 'products';
     let answers;
     try {
       answers = await Promise.all(images.map((image) => vision.recognizeProducts(image, jobType, signal)));
     } catch (err) {
-      const code = err instanceof ModelOutputInvalid ? 'recognition_failed' : err instanceof ModelUnavailable ? 'model_unavailable' : null;
-      if (!code) throw err;
-      await jobs.finish('product', jobId, { error: { code, message: code === 'recognition_failed' ? 'The model answer could not be read' : 'The recognition model is unavailable' } });
-      return;
+      const error = modelJobError(err);
+      if (!error) throw err;
+      await jobs.finish('product', jobId, { error });
+      return 'failed';
     }
     const lines = answers.flatMap((a) => a.items);
     const matched = await recipes.matchProducts(sql, lines.map((l) => l.name));
@@ -67,5 +67,6 @@ export function productRecognizer(sql: Sql, vision: VisionModel): JobHandler {
       });
     }
     await jobs.finish('product', jobId, { result: { items: [...merged.values()], model: answers[0]?.model ?? 'offline' } });
+    return 'done';
   };
 }

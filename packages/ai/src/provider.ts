@@ -54,3 +54,10 @@ export class ModelUnavailable extends Error {
 export class ModelOutputInvalid extends ModelUnavailable {
   override name = 'ModelOutputInvalid';
 }
+
+/** How a model failure is recorded on a recognition job; null for errors that are not the model's. */
+export function modelJobError(err: unknown): { code: string; message: string } | null {
+  if (err instanceof ModelOutputInvalid) return { code: 'recognition_failed', message: 'The model answer could not be read' };
+  if (err instanceof ModelUnavailable) return { code: 'model_unavailable', message: 'The recognition model is unavailable' };
+  return null;
+}

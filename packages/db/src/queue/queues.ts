@@ -20,6 +20,7 @@ export const SUBMITTED_CHANNEL = 'recognition_submitted';
 export interface RecognitionJobData {
   jobId: string;
   kind: RecognitionKind;
+  plan: Plan;
 }
 
 export const QUEUE_SCHEMA = 'pgboss';
@@ -88,6 +89,6 @@ export async function enqueueRecognition(boss: PgBoss, tx: Queryable, kind: Reco
       rows: await tx.unsafe(text, (values ?? []) as never[]),
     }),
   };
-  await boss.send(QUEUES[kind][plan], { jobId, kind } satisfies RecognitionJobData, { db });
+  await boss.send(QUEUES[kind][plan], { jobId, kind, plan } satisfies RecognitionJobData, { db });
   await tx`SELECT pg_notify(${SUBMITTED_CHANNEL}, ${kind})`;
 }

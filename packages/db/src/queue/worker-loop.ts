@@ -2,11 +2,16 @@ import type { Job, PgBoss } from 'pg-boss';
 import type { Sql } from '../client.ts';
 import { DEAD_LETTER_QUEUES, HEARTBEAT_SECONDS, QUEUES, SUBMITTED_CHANNEL, type RecognitionJobData, type RecognitionKind } from './queues.ts';
 
+/** What became of a job: stored done or failed, or nothing to do (already finished). */
+export type JobOutcome = 'done' | 'failed' | 'skipped';
+
 export interface WorkerLoopOptions {
   kind: RecognitionKind;
   concurrency: number;
-  /** Processes one job; resolves when its outcome is stored. Throwing asks pg-boss to retry it. */
-  handle: (data: RecognitionJobData, signal: AbortSignal) => Promise<void>;
+  /** Processes one job; resolves with the outcome stored. Throwing asks pg-boss to retry it. */
+  handle: (data: RecognitionJobData, signal: AbortSignal) => Promise<JobOutcome>;
+  /** Called after every attempt, for metrics. */
+  onAttempt?: (data: RecognitionJobData, outcome: JobOutcome | 'retried', seconds: number) => void;
   /** Marks a job that kept failing as failed in the job table. */
   giveUp: (data: RecognitionJobData) => Promise<void>;
   /** Backstop polling interval; NOTIFY normally wakes the loop first. */
@@ -38,13 +43,17 @@ export function startWorkerLoop(boss: PgBoss, sql: Sql, options: WorkerLoopOptio
 
   async function run(queue: string, job: Job<RecognitionJobData>) {
     const heartbeat = setInterval(() => void boss.touch(queue, job).catch(() => {}), (HEARTBEAT_SECONDS * 1000) / 3);
+    const started = performance.now();
     try {
+      let outcome: JobOutcome = 'failed';
       if (queue === deadLetter) await options.giveUp(job.data);
-      else await options.handle(job.data, controller.signal);
+      else outcome = await options.handle(job.data, controller.signal);
       await boss.complete(queue, job);
+      options.onAttempt?.(job.data, outcome, (performance.now() - started) / 1000);
     } catch (err) {
       options.log.error({ err, jobId: job.data.jobId }, 'job attempt failed; pg-boss will retry it');
       await boss.fail(queue, job, { message: (err as Error).message }).catch(() => {});
+      options.onAttempt?.(job.data, 'retried', (performance.now() - started) / 1000);
     } finally {
       clearInterval(heartbeat);
     }

@@ -4,7 +4,8 @@ import pino from 'pino';
 import { createDatabase, type Sql } from '../client.ts';
 import { recognitionRepository } from '../repositories/recognition.ts';
 import { createBoss, ensureQueues, type RecognitionJobData, type RecognitionKind } from './queues.ts';
-import { startWorkerLoop } from './worker-loop.ts';
+import { startWorkerLoop, type JobOutcome } from './worker-loop.ts';
+import { workerMetrics } from './worker-metrics.ts';
 
 export interface WorkerSettings {
   databaseUrl: string;
@@ -39,7 +40,7 @@ export function workerSettings(env: Record<string, string | undefined> = process
   return settings;
 }
 
-export type JobHandler = (data: RecognitionJobData, signal: AbortSignal) => Promise<void>;
+export type JobHandler = (data: RecognitionJobData, signal: AbortSignal) => Promise<JobOutcome>;
 
 /**
  * Runs a recognition worker process: the paid-first fetch loop, pg-boss supervision, a small health endpoint for
@@ -55,11 +56,13 @@ export async function runWorker(kind: RecognitionKind, makeHandler: (sql: Sql, l
   await ensureQueues(boss);
   const jobs = recognitionRepository(sql);
 
+  const metrics = workerMetrics(sql, kind);
   const loop = startWorkerLoop(boss, sql, {
     kind,
     concurrency: settings.concurrency,
     handle: makeHandler(sql, log),
     giveUp: (data) => jobs.finish(kind, data.jobId, { error: { code: 'worker_lost', message: 'The job was interrupted too many times' } }),
+    onAttempt: metrics.attempt,
     log,
   });
 
@@ -76,6 +79,11 @@ export async function runWorker(kind: RecognitionKind, makeHandler: (sql: Sql, l
 
   let draining = false;
   const health = http.createServer(async (req, res) => {
+    if (req.url === '/metrics') {
+      res.writeHead(200, { 'content-type': metrics.contentType });
+      res.end(await metrics.render());
+      return;
+    }
     let dbOk = true;
     try {
       await sql`SELECT 1`;

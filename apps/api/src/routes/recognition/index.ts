@@ -10,6 +10,7 @@ import { conflict, notFound, validationFailed } from '../../errors.ts';
 import { decodeCursor, encodeCursor, isUuid } from '../../cursor.ts';
 import { openEventStream } from '../../sse.ts';
 import type { Config } from '../../config.ts';
+import { modelRateLimit, type RateLimits } from '../../plugins/rate-limit.ts';
 import { readSubmission } from './upload.ts';
 import { Accepted, ApplyBody, DishJob, DishSubmission, MAX_IMAGES, ProductJob, ProductSubmission } from './schemas.ts';
 
@@ -25,7 +26,7 @@ const jsonBodyOnly: FastifySchemaCompiler<TSchema> = (route) => {
 const MULTIPART = { consumes: ['application/json', 'multipart/form-data'] };
 
 /** Photo recognition: submissions (job row, images and queue entry in one transaction), job reads, SSE streams. */
-const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
+const recognition: FastifyPluginAsyncTypebox<{ config: Config; limits: RateLimits }> = async (app, { config, limits }) => {
   const jobs = recognitionRepository(app.sql);
   const pantry = pantryRepository(app.sql);
   app.addHook('onRequest', app.authenticate);
@@ -47,6 +48,7 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
     {
       bodyLimit: 12 * 1024 * 1024,
       validatorCompiler: jsonBodyOnly,
+      config: modelRateLimit(limits),
       schema: {
         tags: ['recognition'],
         summary: 'Recognise a dish on one photo (multipart or JSON/base64)',
@@ -77,6 +79,7 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
       {
         bodyLimit: (MAX_IMAGES * 12 + 1) * 1024 * 1024,
         validatorCompiler: jsonBodyOnly,
+        config: modelRateLimit(limits),
         schema: {
           tags: ['recognition'],
           summary,

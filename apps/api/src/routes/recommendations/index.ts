@@ -6,6 +6,7 @@ import { errors, MealType, Timestamp, Uuid } from '../../schemas.ts';
 import { Recipe } from '../catalog/schemas.ts';
 import { planningContext, photosFor, saveRecipes } from '../../planning.ts';
 import type { Config } from '../../config.ts';
+import { modelRateLimit, type RateLimits } from '../../plugins/rate-limit.ts';
 
 const Recommendation = Type.Intersect([
   Recipe,
@@ -29,7 +30,7 @@ const Query = Type.Object(
  * Recipes recommended by the model for the user's targets, preferences and expiring pantry, stored as dishes and
  * recipes (`source` = `ai`) and cached per user, day, language and meal type; `refresh=true` regenerates.
  */
-const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
+const recommendations: FastifyPluginAsyncTypebox<{ config: Config; limits: RateLimits }> = async (app, { config, limits }) => {
   const cache = recommendationRepository(app.sql);
   const catalog = catalogRepository(app.sql, app.searchSql);
   // Concurrent identical requests in this process share one generation.
@@ -60,6 +61,7 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (ap
   app.get(
     '/recommendations',
     {
+      config: modelRateLimit(limits),
       schema: {
         tags: ['recommendations'],
         summary: 'Recipes recommended for the user today (cached per user, day, language and meal type)',

@@ -24,6 +24,23 @@ const system: FastifyPluginAsyncTypebox<{ version: string }> = async (app, opts)
       return reply.status(db ? 200 : 503).send({ status: db ? 'ok' : 'error', db: db ? 'ok' : 'down', version: opts.version });
     },
   );
+
+  app.get(
+    '/ready',
+    {
+      schema: {
+        tags: ['system'],
+        summary: 'Readiness: 503 while the process drains for shutdown or the database is unreachable',
+        security: [],
+        response: { 200: Type.Object({ status: Type.Literal('ready') }), 503: Type.Object({ status: Type.Literal('not_ready'), reason: Type.String() }) },
+      },
+    },
+    async (_request, reply) => {
+      if (app.draining) return reply.status(503).send({ status: 'not_ready', reason: 'draining' });
+      if (!(await databaseAnswers(app.sql))) return reply.status(503).send({ status: 'not_ready', reason: 'database' });
+      return { status: 'ready' as const };
+    },
+  );
 };
 
 export async function databaseAnswers(sql: import('@nutrition/db').Sql, timeoutMs = 2000): Promise<boolean> {
