@@ -41,7 +41,9 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply) {
     open.delete(shutdown);
     for (const cleanup of cleanups) cleanup();
     if (farewell && !res.destroyed) res.write(farewell);
-    res.end();
+    // A hijacked response is not Fastify's to close: end the connection too, or a keep-alive client holds the
+    // server open during shutdown.
+    res.end(() => res.socket?.destroy());
   };
   const shutdown = () => close('retry: 1000\n: server shutting down, reconnect\n\n');
   open.add(shutdown);

@@ -16,9 +16,15 @@ export interface Service {
  * Starts an app of the workspace as a real process (as it is deployed) and waits for its ready line. The process is
  * killed when the test ends.
  */
-export async function startService(t: Test, app: 'api' | 'dish-worker' | 'product-worker', env: Record<string, string>): Promise<Service> {
+export async function startService(
+  t: Test,
+  app: 'api' | 'dish-worker' | 'product-worker',
+  env: Record<string, string>,
+  /** A deployed copy of the app to run instead of the workspace's. */
+  dir = `${root}apps/${app}`,
+): Promise<Service> {
   const port = await freePort();
-  const child = spawn(process.execPath, [`${root}apps/${app}/src/main.ts`], {
+  const child = spawn(process.execPath, [`${dir}/src/main.ts`], {
     env: {
       ...process.env,
       NODE_ENV: 'test',

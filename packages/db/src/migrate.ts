@@ -3,7 +3,8 @@ import { migrate as runMigrations } from 'drizzle-orm/postgres-js/migrator';
 import { createDatabase } from './client.ts';
 import { setupQueues } from './queue/queues.ts';
 
-export const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));
+/** drizzle/ at the repository root; images copy it elsewhere and say where in MIGRATIONS_DIR. */
+export const migrationsFolder = process.env.MIGRATIONS_DIR || fileURLToPath(new URL('../../../drizzle', import.meta.url));
 
 /**
  * Applies the drizzle/ migrations not yet applied, then installs pg-boss's schema and the recognition queues.

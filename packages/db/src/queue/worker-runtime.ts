@@ -17,6 +17,13 @@ export interface WorkerSettings {
   superviseSeconds: number;
 }
 
+/** Every variable a worker reads (its own settings and the model's). */
+export const WORKER_ENV = [
+  'DATABASE_URL', 'WORKER_CONCURRENCY', 'HEALTH_PORT', 'IMAGE_RETENTION_DAYS', 'LOG_LEVEL', 'QUEUE_SUPERVISE_SECONDS', 'NODE_ENV',
+  'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL', 'OPENAI_MODEL_RECOMMENDATIONS', 'OPENAI_MODEL_MENU',
+  'OPENAI_MODEL_ESTIMATE', 'OPENAI_MODEL_VISION', 'MODEL_TIMEOUT_MS',
+] as const;
+
 /** Worker settings from the environment, each checked with a clear message. */
 export function workerSettings(env: Record<string, string | undefined> = process.env): WorkerSettings {
   const problems: string[] = [];

@@ -1,0 +1,36 @@
+# syntax=docker/dockerfile:1
+# The dish-worker image: the workspace is built in the first stage, then `pnpm deploy` copies just this app, its workspace
+# packages (compiled to JavaScript) and its production dependencies into a small final stage run as a non-root user.
+# Build from the repository root: docker build -f infra/dish-worker.Dockerfile -t nutrition/dish-worker .
+ARG NODE_IMAGE=node:24-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+RUN npm install -g pnpm@10.34.9
+COPY package.json pnpm-lock.yaml pnpm-workspace.yaml tsconfig.json ./
+COPY apps/api/package.json apps/api/
+COPY apps/dish-worker/package.json apps/dish-worker/
+COPY apps/product-worker/package.json apps/product-worker/
+COPY packages/ai/package.json packages/ai/
+COPY packages/db/package.json packages/db/
+COPY packages/domain/package.json packages/domain/
+RUN pnpm install --frozen-lockfile
+COPY apps/dish-worker apps/dish-worker
+COPY packages packages
+COPY drizzle drizzle
+RUN pnpm --filter './packages/*' build \
+ && pnpm --filter @nutrition/dish-worker deploy --legacy --prod /out \
+ && cp -r drizzle /out/drizzle
+
+FROM ${NODE_IMAGE}
+# Workspace packages run from their compiled dist/ (the "production" export condition); the app's own TypeScript
+# runs through Node's type stripping.
+ENV NODE_ENV=production NODE_OPTIONS=--conditions=production MIGRATIONS_DIR=/app/drizzle
+WORKDIR /app
+COPY --from=build --chown=node:node /out ./
+USER node
+ENV HEALTH_PORT=9090
+EXPOSE 9090
+HEALTHCHECK --interval=15s --timeout=3s --start-period=15s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:' + process.env.HEALTH_PORT + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
+CMD ["node", "src/main.ts"]
