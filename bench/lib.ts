@@ -1,0 +1,121 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '@nutrition/db';
+
+export const root = fileURLToPath(new URL('../', import.meta.url));
+
+export interface Row {
+  id: string;
+  figure: string;
+  value: number;
+  unit: string;
+  baseline: number | null;
+  ratio: number | null;
+  goal: string;
+  met: boolean | null;
+}
+
+export interface Proc {
+  child: ChildProcess;
+  url: string;
+  port: number;
+  output: () => string;
+  stop: () => Promise<void>;
+}
+
+/** Starts a node script as its own process and waits until `ready` (a line it prints, or a path that answers 200). */
+export async function startProcess(script: string, env: Record<string, string>, ready: RegExp | string, portVar = 'PORT'): Promise<Proc> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [script], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env, [portVar]: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const started = Date.now();
+  const isReady = async () => {
+    if (ready instanceof RegExp) return ready.test(output);
+    return fetch(`http://127.0.0.1:${port}${ready}`).then((r) => r.ok, () => false);
+  };
+  while (!(await isReady())) {
+    if (child.exitCode !== null) throw new Error(`${script} exited:\n${output}`);
+    if (Date.now() - started > 30_000) throw new Error(`${script} did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    child,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    output: () => output,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
+      }),
+  };
+}
+
+/** Resident memory of a process, in KiB (Linux). */
+export function rssKiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+}
+
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+export const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/** A row whose goal is "value at least `min` × baseline". */
+export function ratioRow(id: string, figure: string, value: number, unit: string, baseline: number, min: number): Row {
+  const ratio = round(value / baseline, 3);
+  return { id, figure, value: round(value), unit, baseline: round(baseline), ratio, goal: `>= ${min} x baseline`, met: ratio >= min };
+}
+
+/** A row whose goal is an upper bound on the value. */
+export function maxRow(id: string, figure: string, value: number, unit: string, max: number, baseline: number | null = null): Row {
+  return {
+    id,
+    figure,
+    value: round(value),
+    unit,
+    baseline: baseline === null ? null : round(baseline),
+    ratio: baseline ? round(value / baseline, 3) : null,
+    goal: `<= ${max} ${unit}`,
+    met: value <= max,
+  };
+}
+
+export async function json(url: string, init: RequestInit & { token?: string; body?: string } = {}) {
+  const res = await fetch(url, {
+    ...init,
+    headers: { 'content-type': 'application/json', ...(init.token ? { authorization: `Bearer ${init.token}` } : {}), ...(init.headers ?? {}) },
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+export async function login(url: string, subject: string): Promise<string> {
+  return (await json(`${url}/auth/login`, { method: 'POST', body: JSON.stringify({ id_token: subject }) })).body.access_token;
+}
+
+/** autocannon in its own process against one URL; returns mean requests a second and p99 latency. */
+export async function autocannon(url: string, opts: { seconds: number; connections: number; headers?: Record<string, string> }) {
+  const args = [`${root}node_modules/autocannon/autocannon.js`, '-j', '-c', String(opts.connections), '-d', String(opts.seconds)];
+  for (const [k, v] of Object.entries(opts.headers ?? {})) args.push('-H', `${k}=${v}`);
+  args.push(url);
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  await new Promise((r) => child.on('exit', r));
+  const result = JSON.parse(out) as { requests: { average: number }; latency: { p99: number }; non2xx: number; errors: number };
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`autocannon saw ${result.non2xx} non-2xx and ${result.errors} errors on ${url}`);
+  return { rps: result.requests.average, p99: result.latency.p99 };
+}

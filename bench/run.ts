@@ -1,0 +1,61 @@
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { createDatabase, migrate, seed, startEmbeddedPostgres } from '@nutrition/db';
+import { apiBench } from './api.ts';
+import { importBench } from './import.ts';
+import { searchBench } from './search.ts';
+import { queueBench } from './queue.ts';
+import { sseBench } from './sse.ts';
+import { menuBench } from './menu.ts';
+import { root, type Row } from './lib.ts';
+
+/**
+ * `pnpm bench` (`--quick` for small sizes): every benchmark on an embedded PostgreSQL, each figure next to a baseline
+ * measured in the same run on the same machine. Prints a table and writes bench/results/latest.json.
+ */
+const quick = process.argv.includes('--quick');
+const sizes = quick
+  ? { apiSeconds: 2, importRows: 20_000, queries: 100, jobs: 300, pickups: 10, streams: 300, menuRuns: 3 }
+  : { apiSeconds: 10, importRows: 1_000_000, queries: 500, jobs: 10_000, pickups: 30, streams: 10_000, menuRuns: 5 };
+
+const dir = await mkdtemp(join(tmpdir(), 'nutrition-bench-'));
+const pg = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), persistent: false });
+const admin = postgres(pg.url(), { max: 1, onnotice: () => {} });
+await admin`CREATE DATABASE bench`;
+await admin.end();
+const url = pg.url('bench');
+await migrate(url);
+const { sql, close } = createDatabase(url, { max: 1 });
+await seed(sql);
+await close();
+
+const rows: Row[] = [];
+const step = async (name: string, run: () => Promise<Row[]>) => {
+  const started = Date.now();
+  process.stderr.write(`[bench] ${name} ...`);
+  rows.push(...(await run()));
+  process.stderr.write(` ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+};
+try {
+  await step('api', () => apiBench(url, sizes.apiSeconds));
+  await step('menu', () => menuBench(url, sizes.menuRuns));
+  await step('import', () => importBench(url, sizes.importRows, dir));
+  await step('search', () => searchBench(url, sizes.queries));
+  await step('queue', () => queueBench(url, sizes.jobs, sizes.pickups));
+  await step('sse', () => sseBench(url, sizes.streams));
+} finally {
+  await pg.stop();
+  await rm(dir, { recursive: true, force: true });
+}
+
+const table = [
+  ['id', 'figure', 'value', 'baseline', 'ratio', 'goal', 'met'],
+  ...rows.map((r) => [r.id, r.figure, `${r.value} ${r.unit}`, r.baseline === null ? '-' : String(r.baseline), r.ratio === null ? '-' : String(r.ratio), r.goal, r.met === null ? '-' : r.met ? 'yes' : 'NO']),
+];
+const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+for (const row of table) console.log(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  '));
+await mkdir(join(root, 'bench/results'), { recursive: true });
+await writeFile(join(root, 'bench/results/latest.json'), `${JSON.stringify(rows, null, 2)}\n`);
+console.log(`\n${rows.filter((r) => r.met).length} of ${rows.length} goals met (${quick ? 'quick sizes' : 'full sizes'}); bench/results/latest.json written`);

@@ -1,0 +1,53 @@
+import { spawn } from 'node:child_process';
+import { createDatabase } from '@nutrition/db';
+import { login, maxRow, percentile, root, rssKiB, startProcess, type Row, type Proc } from './lib.ts';
+
+async function measure(server: Proc, url: string, token: string, ids: string[], trigger: () => Promise<void>) {
+  const before = rssKiB(server.child.pid!);
+  const client = spawn(process.execPath, [`${root}bench/sse-client.ts`], { stdio: ['pipe', 'pipe', 'inherit'] });
+  client.stdin.end(JSON.stringify({ url, token, ids }));
+  let out = '';
+  client.stdout.on('data', (d) => (out += d));
+  while (!out.includes('ready')) {
+    if (client.exitCode !== null) throw new Error('SSE client failed');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await new Promise((r) => setTimeout(r, 500));
+  const perStreamKiB = (rssKiB(server.child.pid!) - before) / ids.length;
+  const sent = Date.now();
+  await trigger();
+  await new Promise((r) => client.on('exit', r));
+  const { second } = JSON.parse(out.trim().split('\n').at(-1)!) as { second: number[] };
+  return { perStreamKiB, delays: second.map((t) => t - sent) };
+}
+
+/** N concurrent job streams on one API process and a burst of status changes, against bare node:http fan-out. */
+export async function sseBench(databaseUrl: string, streams: number): Promise<Row[]> {
+  const { sql, close } = createDatabase(databaseUrl, { max: 2 });
+  const api = await startProcess(`${root}apps/api/src/main.ts`, { DATABASE_URL: databaseUrl, RATE_LIMIT_PER_MINUTE: '100000000' }, '/health');
+  const bare = await startProcess(`${root}bench/sse-bare.ts`, { DATABASE_URL: databaseUrl }, /bare ready/);
+  try {
+    const token = await login(api.url, 'bench-sse');
+    const [user] = await sql<{ id: string }[]>`SELECT id FROM users WHERE external_subject = 'bench-sse'`;
+    const ids = (await sql<{ id: string }[]>`
+      INSERT INTO dish_recognition_jobs (user_id) SELECT ${user!.id} FROM generate_series(1, ${streams}) RETURNING id`).map((r) => r.id);
+    const ours = await measure(api, `${api.url}/ai/jobs/{id}/stream`, token, ids, async () => {
+      await sql`UPDATE dish_recognition_jobs SET status = 'processing', updated_at = now() WHERE user_id = ${user!.id}`;
+    });
+    const base = await measure(bare, `${bare.url}/`, token, ids, async () => {
+      await sql`SELECT pg_notify('bench_bare', '{"status":"processing"}')`;
+    });
+    return [
+      maxRow('sse', `delivery p99, ${streams.toLocaleString('en')} streams, burst of ${streams} changes`, percentile(ours.delays, 99), 'ms', 20, percentile(base.delays, 99)),
+      {
+        ...maxRow('sse', 'memory per open stream', ours.perStreamKiB, 'KiB', 2.5 * base.perStreamKiB, base.perStreamKiB),
+        goal: '<= 2.5 x baseline',
+        met: ours.perStreamKiB <= 2.5 * Math.max(base.perStreamKiB, 1),
+      },
+    ];
+  } finally {
+    await bare.stop();
+    await api.stop();
+    await close();
+  }
+}
