@@ -70,7 +70,7 @@ export interface ProductSearch {
 }
 
 /** Candidates taken per method before ranking: ranking reads each candidate, so the set stays bounded. */
-const CANDIDATES = 300;
+const CANDIDATES = 150;
 
 /**
  * Catalog reads. Search ranks a bounded candidate set: names equal to or starting with the query (btree), names
@@ -88,8 +88,8 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql) {
       FROM unnest(${candidates}::text[]) AS q(w)
       LEFT JOIN LATERAL (
         SELECT word FROM search_words
-        -- query words hold only letters and digits, so they carry no LIKE wildcards
-        WHERE NOT EXISTS (SELECT 1 FROM search_words p WHERE p.word LIKE q.w || '%')
+        -- a word prefix of the vocabulary is no typo (a range on the text_pattern_ops index)
+        WHERE NOT EXISTS (SELECT 1 FROM search_words p WHERE p.word ~>=~ q.w AND p.word ~<~ (q.w || chr(1114111)))
           AND word % q.w
         ORDER BY word <-> q.w LIMIT 3
       ) s ON true`;
@@ -113,7 +113,9 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql) {
     async searchProducts(s: ProductSearch): Promise<ProductRow[]> {
       const q = s.q.trim().toLowerCase();
       const words = queryWords(q);
-      const prefix = `${escapeLike(q)}%`;
+      // Names starting with q, as a range only the text_pattern_ops btree serves, in its order: the planner would
+      // otherwise pick the trigram index for a LIKE prefix and sort every match.
+      const startsWith = sql`a.search_name ~>=~ ${q} AND a.search_name ~<~ (${q} || chr(1114111))`;
       const filter = sql`
         ${s.category ? sql`AND p.category_code = ${s.category}` : sql``}
         ${s.ingredientsOnly ? sql`AND p.source <> 'off'` : sql``}`;
@@ -122,29 +124,34 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql) {
         q.length <= 2 || words.length === 0
           ? sql`
               SELECT a.product_id, a.search_name, NULL::tsquery AS tsq FROM product_aliases a
-              WHERE a.search_name LIKE ${prefix} ORDER BY a.search_name LIMIT ${CANDIDATES}`
+              WHERE ${startsWith} ORDER BY a.search_name USING ~<~ LIMIT ${CANDIDATES}`
           : sql`
               WITH tsq AS (SELECT to_tsquery('simple', ${await tsQuery(words)}) AS tsq)
               (SELECT a.product_id, a.search_name, tsq.tsq FROM product_aliases a, tsq
-               WHERE a.search_name LIKE ${prefix} ORDER BY a.search_name LIMIT ${CANDIDATES})
+               WHERE ${startsWith} ORDER BY a.search_name USING ~<~ LIMIT ${CANDIDATES})
               UNION ALL
               (SELECT a.product_id, a.search_name, tsq.tsq FROM product_aliases a, tsq
                WHERE to_tsvector('simple', a.name) @@ tsq.tsq LIMIT ${CANDIDATES})`;
+      // Rank and cut to one page first; only the page's rows are joined to their names, category and unit.
       const rows = await searchSql<ProductRow[]>`
         WITH c AS (${candidates}),
         ranked AS (
-          SELECT c.product_id, max(greatest(
+          SELECT c.product_id, round(max(greatest(
                    COALESCE(ts_rank(to_tsvector('simple', c.search_name), c.tsq), 0),
-                   similarity(c.search_name, ${q}))) AS score
+                   similarity(c.search_name, ${q})))::numeric, 4) AS score
           FROM c GROUP BY c.product_id
+        ),
+        page AS (
+          SELECT r.product_id, r.score FROM ranked r JOIN products p ON p.id = r.product_id
+          WHERE true ${filter}
+            ${s.after ? sql`AND (r.score, r.product_id) < (${s.after.score}::numeric, ${s.after.id}::uuid)` : sql``}
+          ORDER BY r.score DESC, r.product_id DESC
+          LIMIT ${s.limit}
         )
-        SELECT ${PRODUCT_COLUMNS(sql, s.language)}, round(r.score::numeric, 4)::float8 AS score
-        FROM ranked r JOIN products p ON p.id = r.product_id
+        SELECT ${PRODUCT_COLUMNS(sql, s.language)}, page.score::float8 AS score
+        FROM page JOIN products p ON p.id = page.product_id
         ${PRODUCT_JOINS(sql, s.language)}
-        WHERE true ${filter}
-          ${s.after ? sql`AND (round(r.score::numeric, 4), p.id) < (${s.after.score}::numeric, ${s.after.id}::uuid)` : sql``}
-        ORDER BY round(r.score::numeric, 4) DESC, p.id DESC
-        LIMIT ${s.limit}`;
+        ORDER BY page.score DESC, p.id DESC`;
       return rows;
     },
 
