@@ -10,3 +10,4 @@ export * from './planning.ts';
 export * from './menu.ts';
 export * from './shopping.ts';
 export * from './recognition.ts';
+export * from './idempotency.ts';

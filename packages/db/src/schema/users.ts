@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, date, index, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { check, date, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { bytea, createdAt, decimal, id, timestamptz } from './columns.ts';
 
 export interface Preferences {
@@ -80,4 +80,24 @@ export const refreshTokens = pgTable(
     replacedAt: timestamptz(),
   },
   (t) => [index('refresh_tokens_session_idx').on(t.sessionId)],
+);
+
+/**
+ * Idempotent creations: a client retrying with the same Idempotency-Key gets the first response instead of a second
+ * row; the same key with another body is a conflict. Keys are kept for a day.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    route: text().notNull(),
+    key: text().notNull(),
+    requestHash: text().notNull(),
+    statusCode: integer(),
+    response: jsonb(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.route, t.key] }), index('idempotency_keys_created_idx').on(t.createdAt)],
 );

@@ -4,6 +4,7 @@ import { diaryRepository, profileRepository } from '@nutrition/db/repositories';
 import { energyProfile, isValidDate, round1, todayUtc } from '@nutrition/domain';
 import { errors, IdParams, Nullable } from '../../schemas.ts';
 import { notFound, validationFailed } from '../../errors.ts';
+import { fingerprint, idempotent } from '../../idempotency.ts';
 import { DiaryDay, DiaryEntry, DiaryQuery, NewEntry, RecentItem, RecentQuery } from './schemas.ts';
 
 /** The meal diary: entries for dishes (always resolved to a recipe) or catalog products, nutrition computed at read time. */
@@ -56,10 +57,12 @@ const diary: FastifyPluginAsyncTypebox = async (app) => {
           'A name that matches no dish (exactly or very closely, in any language) creates the dish in the request ' +
           'language with a recipe stub (`source` = `stub`) whose per-serving macros the model estimates.',
         body: NewEntry,
-        response: { 201: DiaryEntry, ...errors(400, 401, 404, 502) },
+        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ description: 'retries with the same key and body create one entry' })) }),
+        response: { 201: DiaryEntry, ...errors(400, 401, 404, 409, 502) },
       },
     },
-    async (request, reply) => {
+    async (request, reply) =>
+      idempotent(app, request, reply, () => fingerprint(request.body), async () => {
       const body = request.body;
       const userId = request.user.id;
       checkDate(body.date, '/body/date');
@@ -100,8 +103,8 @@ const diary: FastifyPluginAsyncTypebox = async (app) => {
         });
       });
       const entry = await entries.get(app.sql, userId, id, request.language);
-      return reply.status(201).send(entry!);
-    },
+      return { status: 201, body: entry! };
+      }),
   );
 
   app.delete(

@@ -9,6 +9,7 @@ import { Cursor, errors, IdParams, Limit, Nullable, Page } from '../../schemas.t
 import { conflict, notFound, validationFailed } from '../../errors.ts';
 import { decodeCursor, encodeCursor, isUuid } from '../../cursor.ts';
 import { openEventStream } from '../../sse.ts';
+import { fingerprint, idempotent } from '../../idempotency.ts';
 import type { Config } from '../../config.ts';
 import { modelRateLimit, type RateLimits } from '../../plugins/rate-limit.ts';
 import { readSubmission } from './upload.ts';
@@ -55,7 +56,7 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config; limits: RateLimit
         description: 'JPEG, PNG, WebP or HEIC by magic bytes (else 415), at most 8 MiB (else 413).',
         ...MULTIPART,
         body: DishSubmission,
-        response: { 202: Accepted, ...errors(400, 401, 413, 415) },
+        response: { 202: Accepted, ...errors(400, 401, 409, 413, 415) },
       },
     },
     async (request, reply) => {
@@ -66,7 +67,10 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config; limits: RateLimit
       if (mealType !== null && !MEAL_TYPES.includes(mealType)) throw validationFailed('/body/target_meal_type', 'is not a meal type');
       const unknown = Object.keys(fields).filter((k) => !['target_date', 'target_meal_type'].includes(k));
       if (unknown.length) throw validationFailed(`/body/${unknown[0]}`, 'is not a known field');
-      return reply.status(202).send(await submit('dish', request.user.id, images, { plan: 'free', targetDate, targetMealType: mealType }));
+      return idempotent(app, request, reply, () => fingerprint('dish', targetDate, mealType, ...images.map((i) => i.data)), async () => ({
+        status: 202,
+        body: await submit('dish', request.user.id, images, { plan: 'free', targetDate, targetMealType: mealType }),
+      }));
     },
   );
 
@@ -86,14 +90,17 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config; limits: RateLimit
           description: 'Multipart file fields `images` or JSON `images`; the photos are recognised in parallel and merged.',
           ...MULTIPART,
           body: ProductSubmission,
-          response: { 202: Accepted, ...errors(400, 401, 413, 415) },
+          response: { 202: Accepted, ...errors(400, 401, 409, 413, 415) },
         },
       },
       async (request, reply) => {
         const { images, fields } = await readSubmission(request, { min: 1, max: MAX_IMAGES });
         const unknown = Object.keys(fields);
         if (unknown.length) throw validationFailed(`/body/${unknown[0]}`, 'is not a known field');
-        return reply.status(202).send(await submit('product', request.user.id, images, { plan: 'free', jobType }));
+        return idempotent(app, request, reply, () => fingerprint(jobType, ...images.map((i) => i.data)), async () => ({
+          status: 202,
+          body: await submit('product', request.user.id, images, { plan: 'free', jobType }),
+        }));
       },
     );
   }

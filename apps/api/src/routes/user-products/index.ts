@@ -4,6 +4,7 @@ import { pantryRepository } from '@nutrition/db/repositories';
 import { Cursor, errors, IdParams, Limit, Nullable, Page, Timestamp, TimestampInput, Uuid } from '../../schemas.ts';
 import { notFound, validationFailed } from '../../errors.ts';
 import { decodeCursor, encodeCursor, isUuid } from '../../cursor.ts';
+import { fingerprint, idempotent } from '../../idempotency.ts';
 
 const PantryItem = Type.Object({
   id: Uuid,
@@ -85,8 +86,17 @@ const userProducts: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post(
     '/user-products',
-    { schema: { tags: ['pantry'], summary: 'Add an item', body: NewItem, response: { 201: PantryItem, ...errors(400, 401, 404) } } },
-    async (request, reply) => {
+    {
+      schema: {
+        tags: ['pantry'],
+        summary: 'Add an item',
+        body: NewItem,
+        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ description: 'retries with the same key and body create one item' })) }),
+        response: { 201: PantryItem, ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (request, reply) =>
+      idempotent(app, request, reply, () => fingerprint(request.body), async () => {
       const body = request.body;
       if ((body.product_id === undefined) === (body.name === undefined)) throw validationFailed('/body', 'give exactly one of product_id, name');
       const name = body.name?.trim();
@@ -107,8 +117,8 @@ const userProducts: FastifyPluginAsyncTypebox = async (app) => {
         storageDays: storageDays ?? DEFAULT_STORAGE_DAYS,
         addedAt: body.added_at ?? null,
       });
-      return reply.status(201).send((await pantry.get(request.user.id, id, request.language))!);
-    },
+      return { status: 201, body: (await pantry.get(request.user.id, id, request.language))! };
+      }),
   );
 
   app.patch(
