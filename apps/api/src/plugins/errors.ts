@@ -19,6 +19,17 @@ const CLIENT_ERROR_CODES: Record<string, string> = {
   FST_INVALID_MULTIPART_CONTENT_TYPE: 'unsupported_media_type',
 };
 
+/** Connection failures and server shutdowns: a 503 the client can retry, not a 500. */
+const DATABASE_DOWN = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
+  '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006',
+]);
+
+function isDatabaseUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && DATABASE_DOWN.has(code);
+}
+
 function snakeCase(code: string) {
   return code
     .replace(/^FST_(ERR_)?/, '')
@@ -51,6 +62,13 @@ export default fp(
         const first = details[0];
         const message = first ? `${first.path}: ${first.message}` : 'Invalid request';
         return reply.status(400).send(errorBody(400, 'validation_failed', message, request.id, details));
+      }
+      if (isDatabaseUnavailable(error)) {
+        request.log.warn({ err: error }, 'database unavailable');
+        return reply
+          .status(503)
+          .header('retry-after', '2')
+          .send(errorBody(503, 'database_unavailable', 'The database is unavailable, try again shortly', request.id));
       }
       const status = fe.statusCode ?? 500;
       if (status >= 400 && status < 500) {

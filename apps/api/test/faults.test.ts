@@ -1,0 +1,113 @@
+import t from 'tap';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { freePort, migrate, seed, createDatabase, startEmbeddedPostgres, type EmbeddedServer } from '@nutrition/db';
+import { createTestDatabase } from '@nutrition/db/testing';
+import { addDays, todayUtc, weekStart } from '@nutrition/domain';
+import { api, fakeJpeg, imageJson, loginOver, readStream, startService } from './processes.ts';
+import { fakeOpenAi, sampleRecipe } from '../../../packages/ai/test/fake-openai.ts';
+
+t.test('PostgreSQL stopped and restarted under the running API: 503s, then everything recovers', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'nutrition-fault-'));
+  const port = await freePort();
+  let pg: EmbeddedServer = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), port });
+  t.teardown(async () => {
+    await pg.stop().catch(() => {});
+    await rm(dir, { recursive: true, force: true });
+  });
+  const admin = postgres(pg.url(), { max: 1, onnotice: () => {} });
+  await admin`CREATE DATABASE fault`;
+  await admin.end();
+  const url = pg.url('fault');
+  await migrate(url);
+  const db = createDatabase(url, { max: 1 });
+  await seed(db.sql);
+  await db.close();
+
+  const server = await startService(t, 'api', { DATABASE_URL: url });
+  const token = await loginOver(server.url, 'steady');
+  const job = await api(server.url, token, 'POST', '/ai/recognize-dish', { image: imageJson(fakeJpeg(1)) });
+  const stream = readStream(`${server.url}/ai/jobs/${job.body.job_id}/stream`, token, 90_000);
+  await new Promise((r) => setTimeout(r, 300));
+
+  await pg.stop();
+  const health = await api(server.url, null, 'GET', '/health');
+  t.equal(health.status, 503, 'health says the database is down');
+  t.match(health.body, { db: 'down' });
+  const profile = await api(server.url, token, 'GET', '/profile');
+  t.equal(profile.status, 503, 'a request needing the database fails cleanly');
+  t.match(profile.body, { code: 'database_unavailable', request_id: String });
+
+  pg = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), port });
+  let recovered = 0;
+  for (let i = 0; i < 100 && recovered !== 200; i++) {
+    recovered = (await api(server.url, null, 'GET', '/health')).status;
+    if (recovered !== 200) await new Promise((r) => setTimeout(r, 200));
+  }
+  t.equal(recovered, 200, 'health recovers without a restart');
+  t.equal((await api(server.url, token, 'GET', '/profile')).status, 200, 'requests work again');
+
+  // The LISTEN connection reconnects on its own; a status change after that reaches the open stream.
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  t.teardown(() => sql.end());
+  await new Promise((r) => setTimeout(r, 2000));
+  await sql`UPDATE dish_recognition_jobs SET status = 'failed', error = '{"code":"test","message":"test"}' WHERE id = ${job.body.job_id}`;
+  const events = (await stream).events;
+  t.equal(events.at(-1)?.data.status, 'failed', 'the SSE stream resumed after the LISTEN reconnect');
+});
+
+t.test('the server killed in the middle of a week-menu generation leaves the previous menu intact', async (t) => {
+  const db = await createTestDatabase();
+  t.teardown(db.drop);
+  const slow = await fakeOpenAi([{ delayMs: 5000, content: JSON.stringify({ days: [{ date: todayUtc(), meals: [sampleRecipe()] }] }) }]);
+  t.teardown(slow.close);
+  const env = { DATABASE_URL: db.url, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: slow.baseUrl };
+  const first = await startService(t, 'api', env);
+  const token = await loginOver(first.url, 'planner');
+  const week = addDays(weekStart(todayUtc()), 7);
+  const sql = postgres(db.url, { max: 1, onnotice: () => {} });
+  t.teardown(() => sql.end());
+  const [borscht] = await sql`SELECT r.id FROM recipes r JOIN dishes d ON d.id = r.dish_id WHERE d.code = 'borscht'`;
+  const before = (await api(first.url, token, 'PUT', '/menu', { week_start: week, items: [{ date: week, meal_type: 'lunch', recipe_id: borscht!.id }] })).body;
+
+  void api(first.url, token, 'POST', '/ai/generate-menu', { week_start: week }).catch(() => {});
+  while (slow.requests.length === 0) await new Promise((r) => setTimeout(r, 20));
+  first.child.kill('SIGKILL');
+
+  const second = await startService(t, 'api', env);
+  const after = (await api(second.url, token, 'GET', `/menu?week_start=${week}`)).body;
+  t.same(after, before, 'the menu is exactly as it was');
+  const [orphans] = await sql`SELECT count(*)::int AS n FROM recipes WHERE source = 'menu'`;
+  t.equal(orphans!.n, 0, 'no half-written recipes');
+});
+
+t.test('a model answering garbage or not at all: jobs end failed with a code, a bounded number of calls', async (t) => {
+  const db = await createTestDatabase();
+  t.teardown(db.drop);
+  const garbage = await fakeOpenAi([{ content: 'I am not JSON' }]);
+  t.teardown(garbage.close);
+  const server = await startService(t, 'api', { DATABASE_URL: db.url });
+  const token = await loginOver(server.url, 'unlucky');
+  await startService(t, 'dish-worker', { DATABASE_URL: db.url, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: garbage.baseUrl });
+  await startService(t, 'product-worker', { DATABASE_URL: db.url, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
+
+  const dish = await api(server.url, token, 'POST', '/ai/recognize-dish', { image: imageJson(fakeJpeg(1)) });
+  const dishEnd = (await readStream(`${server.url}/ai/jobs/${dish.body.job_id}/stream`, token)).events.at(-1)!.data;
+  t.match(dishEnd, { status: 'failed', error: { code: 'recognition_failed' } });
+  t.equal(garbage.requests.length, 3, 'one call and two corrected retries, then no more');
+
+  const receipt = await api(server.url, token, 'POST', '/ai/recognize-receipt', { images: [imageJson(fakeJpeg(2)), imageJson(fakeJpeg(3))] });
+  const receiptEnd = (await readStream(`${server.url}/ai/product-jobs/${receipt.body.job_id}/stream`, token)).events.at(-1)!.data;
+  t.match(receiptEnd, { status: 'failed', error: { code: 'model_unavailable' } });
+
+  await new Promise((r) => setTimeout(r, 3000));
+  t.equal(garbage.requests.length, 3, 'pg-boss did not retry a model failure');
+  const sql = postgres(db.url, { max: 1, onnotice: () => {} });
+  t.teardown(() => sql.end());
+  const stuck = await sql`
+    SELECT (SELECT count(*)::int FROM dish_recognition_jobs WHERE status IN ('queued', 'processing'))
+         + (SELECT count(*)::int FROM product_recognition_jobs WHERE status IN ('queued', 'processing')) AS n`;
+  t.equal(stuck[0]!.n, 0, 'nothing stuck');
+});
