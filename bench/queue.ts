@@ -6,20 +6,26 @@ import { fakeJpeg } from '../apps/api/test/processes.ts';
 
 const CONCURRENCY = 5;
 
-/** Bare pg-boss: the same number of no-op jobs consumed with the same concurrency, pg-boss tuned for throughput. */
+/**
+ * Bare pg-boss: the same number of no-op jobs consumed by the same number of loops, each fetching and completing one
+ * job at a time with no pause (pg-boss's own work() waits a polling interval between fetches).
+ */
 async function bareConsume(url: string, jobs: number): Promise<number> {
-  const boss = new PgBoss({ connectionString: url, schema: QUEUE_SCHEMA, supervise: false, schedule: false, max: 4 });
+  const boss = new PgBoss({ connectionString: url, schema: QUEUE_SCHEMA, supervise: false, schedule: false, max: CONCURRENCY + 2 });
   boss.on('error', () => {});
   await boss.start();
   await boss.createQueue('bench-bare').catch(() => {});
   await boss.insert('bench-bare', Array.from({ length: jobs }, (_, i) => ({ data: { i } })));
-  let done = 0;
   const started = performance.now();
-  await new Promise<void>((resolve) => {
-    void boss.work('bench-bare', { batchSize: 1, localConcurrency: CONCURRENCY, pollingIntervalSeconds: 0.5, burstWhenReadyExceeds: 1 }, async () => {
-      if (++done === jobs) resolve();
-    });
-  });
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      for (;;) {
+        const [job] = await boss.fetch('bench-bare');
+        if (!job) return;
+        await boss.complete('bench-bare', job.id);
+      }
+    }),
+  );
   const seconds = (performance.now() - started) / 1000;
   await boss.stop({ graceful: false, close: true });
   return jobs / seconds;

@@ -1,6 +1,6 @@
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import postgres from 'postgres';
 import { createDatabase, migrate, seed, startEmbeddedPostgres } from '@nutrition/db';
 import { apiBench } from './api.ts';
@@ -16,6 +16,8 @@ import { root, type Row } from './lib.ts';
  * measured in the same run on the same machine. Prints a table and writes bench/results/latest.json.
  */
 const quick = process.argv.includes('--quick');
+const outArg = process.argv.indexOf('--out');
+const out = outArg > 0 ? process.argv[outArg + 1]! : join(root, 'bench/results/latest.json');
 const sizes = quick
   ? { apiSeconds: 2, importRows: 20_000, queries: 100, jobs: 300, pickups: 10, streams: 300, menuRuns: 3 }
   : { apiSeconds: 10, importRows: 1_000_000, queries: 500, jobs: 10_000, pickups: 30, streams: 10_000, menuRuns: 5 };
@@ -56,6 +58,6 @@ const table = [
 ];
 const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
 for (const row of table) console.log(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  '));
-await mkdir(join(root, 'bench/results'), { recursive: true });
-await writeFile(join(root, 'bench/results/latest.json'), `${JSON.stringify(rows, null, 2)}\n`);
-console.log(`\n${rows.filter((r) => r.met).length} of ${rows.length} goals met (${quick ? 'quick sizes' : 'full sizes'}); bench/results/latest.json written`);
+await mkdir(dirname(out), { recursive: true });
+await writeFile(out, `${JSON.stringify(rows, null, 2)}\n`);
+console.log(`\n${rows.filter((r) => r.met).length} of ${rows.length} goals met (${quick ? 'quick sizes' : 'full sizes'}); ${out} written`);

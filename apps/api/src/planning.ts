@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { findPhotos, type GeneratedRecipe, type PlanningContext } from '@nutrition/ai';
 import type { Queryable } from '@nutrition/db';
-import { generatedRecipeRepository, pantryRepository, profileRepository } from '@nutrition/db/repositories';
+import { energyInputs, generatedRecipeRepository, pantryRepository, profileRepository } from '@nutrition/db/repositories';
 import { energyProfile, todayUtc } from '@nutrition/domain';
 
 /** What every planning prompt is built from: the profile's targets and preferences, the pantry (expiring first). */
@@ -10,19 +10,7 @@ export async function planningContext(app: FastifyInstance, userId: string, lang
     profileRepository(app.sql).get(userId),
     pantryRepository(app.sql).list(userId, language, { limit: 100 }),
   ]);
-  const energy = profile
-    ? energyProfile(
-        {
-          sex: profile.sex,
-          weightKg: profile.weight_kg,
-          heightCm: profile.height_cm,
-          dateOfBirth: profile.date_of_birth,
-          activityLevel: profile.activity_level,
-          goal: profile.goal,
-        },
-        todayUtc(),
-      )
-    : null;
+  const energy = profile ? energyProfile(energyInputs(profile), todayUtc()) : null;
   const lang = app.languages.byCode.get(language);
   return {
     language: { code: language, english_name: lang?.english_name ?? 'English' },

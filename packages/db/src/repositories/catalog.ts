@@ -108,7 +108,6 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql) {
   }
 
   return {
-    escapeLike,
 
     async searchProducts(s: ProductSearch): Promise<ProductRow[]> {
       const q = s.q.trim().toLowerCase();

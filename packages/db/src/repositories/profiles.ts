@@ -1,4 +1,5 @@
 import type { Sql } from '../client.ts';
+import type { EnergyInputs } from '@nutrition/domain';
 import type { Preferences } from '../schema/users.ts';
 
 export interface ProfileRow {
@@ -56,5 +57,17 @@ export function profileRepository(sql: Sql) {
             WHERE id = ${userId} RETURNING id`);
       return row ? this.get(userId) : null;
     },
+  };
+}
+
+/** What the energy calculation needs from a profile. */
+export function energyInputs(row: ProfileRow): EnergyInputs {
+  return {
+    sex: row.sex,
+    weightKg: row.weight_kg,
+    heightCm: row.height_cm,
+    dateOfBirth: row.date_of_birth,
+    activityLevel: row.activity_level,
+    goal: row.goal,
   };
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { diaryRepository, profileRepository } from '@nutrition/db/repositories';
+import { diaryRepository, energyInputs, profileRepository } from '@nutrition/db/repositories';
 import { energyProfile, isValidDate, round1, todayUtc } from '@nutrition/domain';
 import { errors, IdParams, Nullable } from '../../schemas.ts';
 import { notFound, validationFailed } from '../../errors.ts';
@@ -25,19 +25,7 @@ const diary: FastifyPluginAsyncTypebox = async (app) => {
       checkDate(date, '/querystring/date');
       const [rows, profile] = await Promise.all([entries.day(request.user.id, date, request.language), profiles.get(request.user.id)]);
       const sum = (key: 'calories' | 'protein_g' | 'fat_g' | 'carbs_g') => round1(rows.reduce((s, e) => s + (e[key] ?? 0), 0));
-      const target = profile
-        ? energyProfile(
-            {
-              sex: profile.sex,
-              weightKg: profile.weight_kg,
-              heightCm: profile.height_cm,
-              dateOfBirth: profile.date_of_birth,
-              activityLevel: profile.activity_level,
-              goal: profile.goal,
-            },
-            todayUtc(),
-          ).calorie_target
-        : null;
+      const target = profile ? energyProfile(energyInputs(profile), todayUtc()).calorie_target : null;
       return {
         date,
         entries: rows,

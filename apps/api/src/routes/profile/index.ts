@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { addYears, energyProfile, todayUtc } from '@nutrition/domain';
-import { profileRepository, type ProfileRow } from '@nutrition/db/repositories';
+import { energyInputs, profileRepository, type ProfileRow } from '@nutrition/db/repositories';
 import { errors } from '../../schemas.ts';
 import { notFound, validationFailed } from '../../errors.ts';
 import { Profile, ProfileUpdate } from './schemas.ts';
@@ -8,17 +8,7 @@ import { Profile, ProfileUpdate } from './schemas.ts';
 const DEFAULT_MEALS_PER_DAY = 3;
 
 function present(row: ProfileRow, today: string) {
-  const derived = energyProfile(
-    {
-      sex: row.sex,
-      weightKg: row.weight_kg,
-      heightCm: row.height_cm,
-      dateOfBirth: row.date_of_birth,
-      activityLevel: row.activity_level,
-      goal: row.goal,
-    },
-    today,
-  );
+  const derived = energyProfile(energyInputs(row), today);
   return {
     ...row,
     age: derived.age,
