@@ -25,7 +25,8 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply) {
     ...(reply.getHeaders() as Record<string, string>),
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
+    // The connection ends with the stream: a client must not reuse it (and shutdown must not wait for it).
+    connection: 'close',
     'x-accel-buffering': 'no',
   });
   res.flushHeaders();
@@ -41,9 +42,7 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply) {
     open.delete(shutdown);
     for (const cleanup of cleanups) cleanup();
     if (farewell && !res.destroyed) res.write(farewell);
-    // A hijacked response is not Fastify's to close: end the connection too, or a keep-alive client holds the
-    // server open during shutdown.
-    res.end(() => res.socket?.destroy());
+    res.end();
   };
   const shutdown = () => close('retry: 1000\n: server shutting down, reconnect\n\n');
   open.add(shutdown);

@@ -27,9 +27,12 @@ function digits(image: ImageInput): number[] {
  * photo's hash. It recognises nothing; results say `model: "offline"` so nobody mistakes them for recognition.
  */
 export function offlineVision(catalog: VisionCatalog): VisionModel {
+  // The catalog's names are read once per process: they do not change while it runs.
+  let dishNames: Promise<string[]> | undefined;
+  let productNames: Promise<{ name: string; unit: string }[]> | undefined;
   return {
     async recognizeDish(images) {
-      const names = await catalog.dishNames();
+      const names = await (dishNames ??= catalog.dishNames());
       const d = digits(images[0]!);
       if (names.length === 0) return { dishes: [], model: 'offline' };
       return {
@@ -38,7 +41,7 @@ export function offlineVision(catalog: VisionCatalog): VisionModel {
       };
     },
     async recognizeProducts(image, jobType) {
-      const products = await catalog.productNames();
+      const products = await (productNames ??= catalog.productNames());
       const d = digits(image);
       const count = products.length ? 1 + (d[0]! % 3) : 0;
       return {

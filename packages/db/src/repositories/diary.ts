@@ -57,11 +57,30 @@ const ENTRY_JOINS = (sql: Queryable, language: string) => sql`
 /** Every query is scoped by the owner: another user's id behaves as if it did not exist. */
 export function diaryRepository(sql: Sql) {
   return {
-    async day(userId: string, date: string, language: string): Promise<DiaryEntryRow[]> {
-      return sql<DiaryEntryRow[]>`
-        SELECT ${ENTRY(sql, language)} FROM meal_diary e ${ENTRY_JOINS(sql, language)}
-        WHERE e.user_id = ${userId} AND e.date = ${date}
-        ORDER BY array_position(ARRAY['breakfast','second_breakfast','lunch','afternoon_snack','dinner','snack'], e.meal_type), e.created_at, e.id`;
+    /**
+     * One day as JSON text built by PostgreSQL (entries in meal-type order and their totals), with the profile fields
+     * the calorie target needs: one round trip, and no objects for Node to build and serialise again.
+     */
+    async dayJson(userId: string, date: string, language: string) {
+      const [row] = await sql<{ entries: string; totals: string; profile: import('./profiles.ts').ProfileRow | null }[]>`
+        WITH e AS (
+          SELECT ${ENTRY(sql, language)} FROM meal_diary e ${ENTRY_JOINS(sql, language)}
+          WHERE e.user_id = ${userId} AND e.date = ${date}
+        )
+        SELECT
+          COALESCE((SELECT json_agg(json_build_object(
+              'id', id, 'date', date, 'meal_type', meal_type, 'dish_id', dish_id, 'product_id', product_id,
+              'recipe_id', recipe_id, 'name', name, 'portions', portions, 'portion_g', portion_g, 'calories', calories,
+              'protein_g', protein_g, 'fat_g', fat_g, 'carbs_g', carbs_g, 'job_id', job_id,
+              'created_at', to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+            ORDER BY array_position(ARRAY['breakfast','second_breakfast','lunch','afternoon_snack','dinner','snack'], meal_type), created_at, id)
+            FROM e), '[]')::text AS entries,
+          (SELECT json_build_object('calories', round(COALESCE(sum(calories), 0)::numeric, 1), 'protein_g', round(COALESCE(sum(protein_g), 0)::numeric, 1),
+                  'fat_g', round(COALESCE(sum(fat_g), 0)::numeric, 1), 'carbs_g', round(COALESCE(sum(carbs_g), 0)::numeric, 1)) FROM e)::text AS totals,
+          (SELECT row_to_json(p) FROM (
+             SELECT id, email, name, date_of_birth, sex, height_cm::float8 AS height_cm, weight_kg::float8 AS weight_kg,
+                    activity_level, goal, plan, preferences FROM users WHERE id = ${userId}) p) AS profile`;
+      return row!;
     },
 
     async get(tx: Queryable, userId: string, id: string, language: string): Promise<DiaryEntryRow | null> {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { diaryRepository, energyInputs, profileRepository } from '@nutrition/db/repositories';
-import { energyProfile, isValidDate, round1, todayUtc } from '@nutrition/domain';
+import { diaryRepository, energyInputs } from '@nutrition/db/repositories';
+import { energyProfile, isValidDate, todayUtc } from '@nutrition/domain';
 import { errors, IdParams, Nullable } from '../../schemas.ts';
 import { notFound, validationFailed } from '../../errors.ts';
 import { fingerprint, idempotent } from '../../idempotency.ts';
@@ -10,7 +10,6 @@ import { DiaryDay, DiaryEntry, DiaryQuery, NewEntry, RecentItem, RecentQuery } f
 /** The meal diary: entries for dishes (always resolved to a recipe) or catalog products, nutrition computed at read time. */
 const diary: FastifyPluginAsyncTypebox = async (app) => {
   const entries = diaryRepository(app.sql);
-  const profiles = profileRepository(app.sql);
   app.addHook('onRequest', app.authenticate);
 
   const checkDate = (date: string, path: string) => {
@@ -20,18 +19,15 @@ const diary: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/diary',
     { schema: { tags: ['diary'], summary: 'One day of the diary with totals and the calorie target', querystring: DiaryQuery, response: { 200: DiaryDay, ...errors(400, 401) } } },
-    async (request) => {
+    async (request, reply) => {
       const { date } = request.query;
       checkDate(date, '/querystring/date');
-      const [rows, profile] = await Promise.all([entries.day(request.user.id, date, request.language), profiles.get(request.user.id)]);
-      const sum = (key: 'calories' | 'protein_g' | 'fat_g' | 'carbs_g') => round1(rows.reduce((s, e) => s + (e[key] ?? 0), 0));
-      const target = profile ? energyProfile(energyInputs(profile), todayUtc()).calorie_target : null;
-      return {
-        date,
-        entries: rows,
-        totals: { calories: sum('calories'), protein_g: sum('protein_g'), fat_g: sum('fat_g'), carbs_g: sum('carbs_g') },
-        calorie_target: target,
-      };
+      // The day comes back as JSON text from PostgreSQL and is sent as is (the schema above documents its shape).
+      const day = await entries.dayJson(request.user.id, date, request.language);
+      const target = day.profile ? energyProfile(energyInputs(day.profile), todayUtc()).calorie_target : null;
+      return reply
+        .type('application/json; charset=utf-8')
+        .send(`{"date":${JSON.stringify(date)},"entries":${day.entries},"totals":${day.totals},"calorie_target":${target}}` as never);
     },
   );
 
