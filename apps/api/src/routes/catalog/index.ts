@@ -51,7 +51,7 @@ const catalog: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const q = request.query.q.trim();
       if (!q) throw badRequest('q must not be blank', 'validation_failed');
-      return { items: await repo.searchDishes(q, request.language, request.query.limit ?? DEFAULT_LIMIT) };
+      return { items: await repo.searchDishes(q, request.language, request.query.limit ?? DEFAULT_LIMIT), next_cursor: null };
     },
   );
 

@@ -100,4 +100,7 @@ export const BarcodeParams = Type.Object({ barcode: Type.String({ maxLength: 64 
 
 export const DishPage = Page(DishSummary);
 export const ProductPage = Page(ScoredProduct);
-export const DishSearchResult = Type.Object({ items: Type.Array(Type.Intersect([DishSummary, Type.Object({ score: Type.Number() })])) });
+export const DishSearchResult = Type.Object({
+  items: Type.Array(Type.Intersect([DishSummary, Type.Object({ score: Type.Number() })])),
+  next_cursor: Nullable(Type.String({ description: 'always null: search answers one ranked page' })),
+});
