@@ -33,19 +33,24 @@ async function jwksServer(t: Test) {
 const ISSUER = 'https://issuer.example.test';
 const AUDIENCE = 'mobile-app';
 
-t.test('oidc verifier checks signature, iss, aud and exp against a real JWKS endpoint', async (t) => {
-  const idp = await jwksServer(t);
-  idp.addKey('k1');
+/** The API configured for one custom OIDC provider whose keys the given JWKS URL serves; returns a login call. */
+async function customProviderLogin(t: Test, jwksUrl: string) {
   const { app } = await buildTestApp(t, {
     AUTH_VERIFIER: 'oidc',
     OIDC_PROVIDERS: 'custom',
     OIDC_ISSUER: ISSUER,
     OIDC_AUDIENCE: AUDIENCE,
-    OIDC_JWKS_URL: idp.url,
+    OIDC_JWKS_URL: jwksUrl,
   });
+  return (id_token: string) => app.inject({ method: 'POST', url: '/auth/login', payload: { id_token } });
+}
+
+t.test('oidc verifier checks signature, iss, aud and exp against a real JWKS endpoint', async (t) => {
+  const idp = await jwksServer(t);
+  idp.addKey('k1');
+  const loginWith = await customProviderLogin(t, idp.url);
   const now = Math.floor(Date.now() / 1000);
   const claims = { iss: ISSUER, aud: AUDIENCE, sub: 'user-123', email: 'u@example.test', email_verified: true, iat: now, exp: now + 600 };
-  const loginWith = (id_token: string) => app.inject({ method: 'POST', url: '/auth/login', payload: { id_token } });
 
   const ok = await loginWith(idp.sign('k1', claims));
   t.equal(ok.statusCode, 200);
@@ -72,16 +77,9 @@ t.test('oidc verifier checks signature, iss, aud and exp against a real JWKS end
 t.test('an unreachable provider is 503, not 401, and logins work once it is back', async (t) => {
   const idp = await jwksServer(t);
   idp.addKey('k1');
-  const { app } = await buildTestApp(t, {
-    AUTH_VERIFIER: 'oidc',
-    OIDC_PROVIDERS: 'custom',
-    OIDC_ISSUER: ISSUER,
-    OIDC_AUDIENCE: AUDIENCE,
-    OIDC_JWKS_URL: idp.url,
-  });
+  const loginWith = await customProviderLogin(t, idp.url);
   const now = Math.floor(Date.now() / 1000);
   const claims = { iss: ISSUER, aud: AUDIENCE, sub: 'rotating', iat: now, exp: now + 600 };
-  const loginWith = (id_token: string) => app.inject({ method: 'POST', url: '/auth/login', payload: { id_token } });
 
   idp.setDown(true);
   assertError(t, await loginWith(idp.sign('k1', claims)), 503, 'identity_provider_unavailable');

@@ -7,10 +7,7 @@ import { dishRecognizer } from './recognize-dish.ts';
 await runWorker('dish', (sql, log) => {
   const catalog = catalogRepository(sql);
   const remote = openAiFromEnv(process.env, log);
-  const vision = remote ?? offlineVision({
-    dishNames: async () => (await catalog.visionCatalog()).dishes,
-    productNames: async () => (await catalog.visionCatalog()).products,
-  });
-  const model = remote ?? offlineModel({ similarDishes: (name, limit) => catalog.similarDishes(name, limit) });
+  const vision = remote ?? offlineVision(catalog);
+  const model = remote ?? offlineModel(catalog);
   return dishRecognizer(sql, vision, model);
 });

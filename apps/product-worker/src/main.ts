@@ -6,9 +6,6 @@ import { productRecognizer } from './recognize-products.ts';
 /** The receipt and product-photo recognition worker: a separate process, scaled by replica count. */
 await runWorker('product', (sql, log) => {
   const catalog = catalogRepository(sql);
-  const vision = openAiFromEnv(process.env, log) ?? offlineVision({
-    dishNames: async () => (await catalog.visionCatalog()).dishes,
-    productNames: async () => (await catalog.visionCatalog()).products,
-  });
+  const vision = openAiFromEnv(process.env, log) ?? offlineVision(catalog);
   return productRecognizer(sql, vision);
 });

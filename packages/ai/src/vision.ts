@@ -12,9 +12,9 @@ export interface VisionModel {
   recognizeProducts(image: ImageInput, jobType: 'receipt' | 'products', signal?: AbortSignal): Promise<ProductVision & { model: string }>;
 }
 
+/** The names offline vision picks from: English names of catalog dishes, curated products with their unit. */
 export interface VisionCatalog {
-  dishNames(): Promise<string[]>;
-  productNames(): Promise<{ name: string; unit: string }[]>;
+  visionCatalog(): Promise<{ dishes: string[]; products: { name: string; unit: string }[] }>;
 }
 
 /** Deterministic pseudo-random numbers from an image's bytes. */
@@ -28,20 +28,20 @@ function digits(image: ImageInput): number[] {
  */
 export function offlineVision(catalog: VisionCatalog): VisionModel {
   // The catalog's names are read once per process: they do not change while it runs.
-  let dishNames: Promise<string[]> | undefined;
-  let productNames: Promise<{ name: string; unit: string }[]> | undefined;
+  let cached: ReturnType<VisionCatalog['visionCatalog']> | undefined;
+  const names = () => (cached ??= catalog.visionCatalog());
   return {
     async recognizeDish(images) {
-      const names = await (dishNames ??= catalog.dishNames());
+      const { dishes } = await names();
       const d = digits(images[0]!);
-      if (names.length === 0) return { dishes: [], model: 'offline' };
+      if (dishes.length === 0) return { dishes: [], model: 'offline' };
       return {
-        dishes: [{ name: names[d[0]! % names.length]!, portion_g: 200 + (d[1]! % 200), portions: 1, confidence: 0.5 }],
+        dishes: [{ name: dishes[d[0]! % dishes.length]!, portion_g: 200 + (d[1]! % 200), portions: 1, confidence: 0.5 }],
         model: 'offline',
       };
     },
     async recognizeProducts(image, jobType) {
-      const products = await (productNames ??= catalog.productNames());
+      const { products } = await names();
       const d = digits(image);
       const count = products.length ? 1 + (d[0]! % 3) : 0;
       return {

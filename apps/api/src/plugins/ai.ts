@@ -40,11 +40,7 @@ export function photosFromConfig(config: Config): PhotoSearch | null {
 export default fp(
   async (app: FastifyInstance, opts: { config: Config; model?: ModelProvider; photos?: PhotoSearch | null }) => {
     const catalog = catalogRepository(app.sql, app.searchSql);
-    const offline = offlineModel({
-      similarDishes: (name, limit) => catalog.similarDishes(name, limit),
-      catalogRecipes: (language) => catalog.catalogRecipes(language),
-    });
-    app.decorate('model', opts.model ?? modelFromConfig(opts.config, app.log) ?? offline);
+    app.decorate('model', opts.model ?? modelFromConfig(opts.config, app.log) ?? offlineModel(catalog));
     app.decorate('photos', opts.photos !== undefined ? opts.photos : photosFromConfig(opts.config));
   },
   { name: 'ai', dependencies: ['db'] },

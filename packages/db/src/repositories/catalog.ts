@@ -223,7 +223,7 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql) {
 
     async listDishes(filters: DishFilters, language: string, limit: number, afterId?: string) {
       return sql<DishSummaryRow[]>`
-        SELECT ${DISH_SUMMARY(sql, language)}
+        SELECT ${DISH_SUMMARY(sql)}
         FROM dishes d ${DISH_JOINS(sql, language)}
         WHERE d.source = 'catalog'
           ${filters.category ? sql`AND d.category_code = ${filters.category}` : sql``}
@@ -261,14 +261,14 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql) {
              OR to_tsvector('simple', t.name) @@ to_tsquery('simple', ${tsq})` : sql``}
           GROUP BY t.dish_id
         )
-        SELECT ${DISH_SUMMARY(sql, language)}, round(m.score::numeric, 4)::float8 AS score
+        SELECT ${DISH_SUMMARY(sql)}, round(m.score::numeric, 4)::float8 AS score
         FROM m JOIN dishes d ON d.id = m.dish_id ${DISH_JOINS(sql, language)}
         ORDER BY m.score DESC, d.id LIMIT ${limit}`;
     },
 
     async dishById(id: string, language: string) {
       const [dish] = await sql<DishSummaryRow[]>`
-        SELECT ${DISH_SUMMARY(sql, language)} FROM dishes d ${DISH_JOINS(sql, language)} WHERE d.id = ${id}`;
+        SELECT ${DISH_SUMMARY(sql)} FROM dishes d ${DISH_JOINS(sql, language)} WHERE d.id = ${id}`;
       if (!dish) return null;
       const recipes = await sql<RecipeSummaryRow[]>`
         SELECT r.id, r.source, r.servings::float8 AS servings, r.prep_minutes, r.cook_minutes, r.is_default,
@@ -360,7 +360,7 @@ export interface RecipeRow extends Omit<RecipeSummaryRow, 'is_default'> {
   notes: string | null;
 }
 
-const DISH_SUMMARY = (sql: Sql, _language: string) => sql`
+const DISH_SUMMARY = (sql: Sql) => sql`
   d.id, COALESCE(tl.name, te.name) AS name, COALESCE(tl.description, te.description) AS description,
   d.category_code, d.cuisine_code,
   COALESCE((SELECT array_agg(x.tag_code ORDER BY x.tag_code) FROM dish_tags x WHERE x.dish_id = d.id), '{}') AS tags,

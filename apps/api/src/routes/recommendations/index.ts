@@ -43,10 +43,11 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config; limits: RateL
     const images = await photosFor(app, recipes, config.PHOTO_SEARCH_BUDGET_MS);
     return app.sql.begin(async (tx) => {
       const saved = await saveRecipes(app, tx, recipes, images, 'ai', userId, language);
+      const pantryProducts = new Set(ctx.pantryIds.values());
       const items: CachedRecommendation[] = saved.map((s, i) => {
         const r = recipes[i]!;
         const used = new Set<string>();
-        for (const ing of r.ingredients) if (ing.product_id && [...ctx.pantryIds.values()].includes(ing.product_id)) used.add(ing.product_id);
+        for (const ing of r.ingredients) if (ing.product_id && pantryProducts.has(ing.product_id)) used.add(ing.product_id);
         for (const name of r.uses_pantry) {
           const id = ctx.pantryIds.get(name.toLowerCase());
           if (id) used.add(id);
