@@ -34,7 +34,11 @@ await seed(sql);
 await close();
 
 const rows: Row[] = [];
+// `--only search,sse` runs just those benchmarks (while working on one).
+const onlyArg = process.argv.indexOf('--only');
+const only = onlyArg > 0 ? new Set(process.argv[onlyArg + 1]!.split(',')) : null;
 const step = async (name: string, run: () => Promise<Row[]>) => {
+  if (only && !only.has(name)) return;
   const started = Date.now();
   process.stderr.write(`[bench] ${name} ...`);
   rows.push(...(await run()));
@@ -58,6 +62,10 @@ const table = [
 ];
 const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
 for (const row of table) console.log(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  '));
-await mkdir(dirname(out), { recursive: true });
-await writeFile(out, `${JSON.stringify(rows, null, 2)}\n`);
-console.log(`\n${rows.filter((r) => r.met).length} of ${rows.length} goals met (${quick ? 'quick sizes' : 'full sizes'}); ${out} written`);
+// A partial run (`--only`) leaves the results file alone unless `--out` names one.
+const write = !only || outArg > 0;
+if (write) {
+  await mkdir(dirname(out), { recursive: true });
+  await writeFile(out, `${JSON.stringify(rows, null, 2)}\n`);
+}
+console.log(`\n${rows.filter((r) => r.met).length} of ${rows.length} goals met (${quick ? 'quick sizes' : 'full sizes'})${write ? `; ${out} written` : ''}`);

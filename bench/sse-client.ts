@@ -1,8 +1,8 @@
 import http from 'node:http';
 
 /**
- * Opens N SSE streams (one per job id read from stdin as JSON) and reports, for each stream, when its second event
- * arrived. Prints `ready` once every stream has its first event, then one JSON line with the arrival times.
+ * Opens N SSE streams (one per job id read from stdin as JSON) and reports when each stream's second event arrived.
+ * Prints `ready` once every stream has its first event, then one JSON line mapping each id to its arrival time.
  */
 const { url, token, ids } = JSON.parse(await new Promise<string>((resolve) => {
   let input = '';
@@ -12,22 +12,22 @@ const { url, token, ids } = JSON.parse(await new Promise<string>((resolve) => {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 let first = 0;
-const second: number[] = [];
+const second: Record<string, number> = {};
+let seconds = 0;
 for (const id of ids) {
-  const path = url.includes('{id}') ? url.replace('{id}', id) : url;
-  http.get(path, { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
+  http.get(url.replace('{id}', id), { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
     let events = 0;
     res.setEncoding('utf8');
     res.on('data', (chunk: string) => {
-      const count = (chunk.match(/^(event|data):/gm) ?? []).filter((l) => l.startsWith('data')).length;
+      const count = (chunk.match(/^data:/gm) ?? []).length;
       for (let i = 0; i < count; i++) {
         events++;
         if (events === 1 && ++first === ids.length) console.log('ready');
         if (events === 2) {
-          second.push(Date.now());
-          if (second.length === ids.length) {
-            console.log(JSON.stringify({ second }));
-            process.exit(0);
+          second[id] = Date.now();
+          if (++seconds === ids.length) {
+            // Exit only once the (large) line is flushed: stdout to a pipe is asynchronous.
+            process.stdout.write(`${JSON.stringify({ second })}\n`, () => process.exit(0));
           }
         }
       }

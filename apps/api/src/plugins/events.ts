@@ -20,25 +20,45 @@ declare module 'fastify' {
 
 const CHANNELS: Record<RecognitionKind, string> = { dish: 'dish_job_status', product: 'product_job_status' };
 
+/** At most this many jobs per read: a burst of notifications becomes a few statements, not one per job. */
+const BATCH = 1000;
+
 /**
- * The SSE hub: a trigger NOTIFYs on every job status change; this process listens on its one LISTEN connection, reads
- * a job once per notification and fans it out to every stream watching it. After a reconnect it re-reads every watched
- * job, since notifications sent while disconnected are lost.
+ * The SSE hub: a trigger NOTIFYs on every job status change; this process listens on its one LISTEN connection and
+ * fans each watched job's new row out to every stream watching it. Notifications are collected while a read is in
+ * flight and read together in the next one (one read at a time per kind, so rows are delivered in order). After a
+ * reconnect it re-reads every watched job, since notifications sent while disconnected are lost.
  */
 export default fp(
   async (app: FastifyInstance) => {
     const jobs = recognitionRepository(app.sql);
     const watchers = new Map<string, { kind: RecognitionKind; listeners: Set<Listener> }>();
+    const pending = { dish: new Set<string>(), product: new Set<string>() };
+    const reading = { dish: false, product: false };
 
-    const deliver = async (kind: RecognitionKind, jobId: string) => {
-      const entry = watchers.get(jobId);
-      if (!entry) return;
+    const flush = async (kind: RecognitionKind) => {
+      if (reading[kind]) return;
+      reading[kind] = true;
       try {
-        const row = await jobs.byId(kind, jobId);
-        if (row) for (const listener of [...entry.listeners]) listener(row);
-      } catch (err) {
-        app.log.error({ err, jobId }, 'could not read a job for its stream');
+        while (pending[kind].size > 0) {
+          const ids = [...pending[kind]].slice(0, BATCH);
+          for (const id of ids) pending[kind].delete(id);
+          try {
+            for (const row of await jobs.byIds(kind, ids)) {
+              const entry = watchers.get(row.id);
+              if (entry) for (const listener of [...entry.listeners]) listener(row);
+            }
+          } catch (err) {
+            app.log.error({ err, jobs: ids.length }, 'could not read jobs for their streams');
+          }
+        }
+      } finally {
+        reading[kind] = false;
       }
+    };
+    const deliver = (kind: RecognitionKind, jobId: string) => {
+      pending[kind].add(jobId);
+      void flush(kind);
     };
 
     for (const kind of ['dish', 'product'] as const) {
@@ -47,10 +67,10 @@ export default fp(
         CHANNELS[kind],
         (payload) => {
           const { id } = JSON.parse(payload) as { id: string };
-          if (watchers.has(id)) void deliver(kind, id);
+          if (watchers.has(id)) deliver(kind, id);
         },
         () => {
-          if (connectedBefore) for (const [id, entry] of watchers) if (entry.kind === kind) void deliver(kind, id);
+          if (connectedBefore) for (const [id, entry] of watchers) if (entry.kind === kind) deliver(kind, id);
           connectedBefore = true;
         },
       );

@@ -85,10 +85,15 @@ export function recognitionRepository(sql: Sql) {
       return row ?? null;
     },
 
-    /** For the SSE hub, which reads a job after each notification; ownership was checked when the stream opened. */
+    /** A job by id alone: ownership was checked when its stream opened. */
     async byId(kind: RecognitionKind, jobId: string): Promise<JobRow | null> {
       const [row] = await sql<JobRow[]>`SELECT ${COLUMNS(sql, kind)} FROM ${sql(TABLE[kind])} WHERE id = ${jobId}`;
       return row ?? null;
+    },
+
+    /** Many jobs in one statement, for the SSE hub's batched reads after a burst of notifications. */
+    async byIds(kind: RecognitionKind, jobIds: string[]): Promise<JobRow[]> {
+      return sql<JobRow[]>`SELECT ${COLUMNS(sql, kind)} FROM ${sql(TABLE[kind])} WHERE id = ANY(${jobIds}::uuid[])`;
     },
 
     /** Today's (UTC) dish jobs of the user that no diary entry links yet. */
