@@ -75,6 +75,18 @@ t.test('catalog', async (t) => {
     t.ok(exact[0]!.score >= exact[1]!.score);
   });
 
+  t.test('a vocabulary word with a quote or a backslash is a correction like any other', async (t) => {
+    // Lexemes of URLs and paths keep such characters (to_tsvector('simple', 'x.com/a''b') has 'x.com/a''b'); as a
+    // correction of a typo the word must reach the tsquery quoted, not as tsquery syntax.
+    const odd = "bukwheet'x\\y";
+    t.match((await sql`SELECT to_tsvector('simple', 'x.com/a''b')::text AS v`)[0]!.v, /''/);
+    await sql`INSERT INTO search_words (word) VALUES (${odd})`;
+    t.teardown(() => sql`DELETE FROM search_words WHERE word = ${odd}`);
+    const closest = await sql`SELECT word FROM search_words WHERE word % 'bukwheat' ORDER BY word <-> 'bukwheat' LIMIT 3`;
+    t.ok(closest.some((r) => r.word === odd), 'the odd word is one of the corrections of the typo');
+    t.match((await search('bukwheat', 'en', '/products/search'))[0]?.name.toLowerCase() ?? '', /buckwheat/);
+  });
+
   t.test('product search pages with a stable cursor', async (t) => {
     const seen = new Set<string>();
     let cursor: string | null = null;

@@ -5,7 +5,7 @@ import { createDatabase, type Db, type Sql } from '@nutrition/db';
 declare module 'fastify' {
   interface FastifyInstance {
     sql: Sql;
-    /** Unprepared statements for search: a prepared LIKE or full-text query drifts to a generic plan after five runs. */
+    /** Unprepared statements for dish search: a prepared LIKE or trigram query drifts to a generic plan after five runs. */
     searchSql: Sql;
     db: Db;
   }
