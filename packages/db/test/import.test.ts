@@ -20,7 +20,7 @@ async function setup(t: Test) {
     await sql.end();
     await db.drop();
   });
-  return { app: database.sql, sql };
+  return { app: database.sql, sql, url: db.url };
 }
 
 t.test('the CSV export: counts, a second import changes nothing', async (t) => {
@@ -70,10 +70,34 @@ t.test('a changed row updates the product; curated products are never overwritte
   t.match(await importFoodDump(app, path, LANGUAGES), { inserted: 0, updated: 1 });
   const [milk] = await sql`SELECT canonical_name, calories_per_100g::float8 AS kcal FROM products WHERE barcode = '4006381333931'`;
   t.same(milk, { canonical_name: 'Milch fettarm', kcal: 48 });
+  const vocabulary = await sql`SELECT word FROM search_words WHERE word IN ('milch', 'fettarm')`;
+  t.equal(vocabulary.length, 2, 'the words of new and changed names reach the typo vocabulary');
   const [kept] = await sql`SELECT canonical_name FROM products WHERE id = ${seeded!.id}`;
   t.equal(kept!.canonical_name, seeded!.canonical_name);
 
   const repo = catalogRepository(app);
   const found = await repo.searchProducts({ q: 'milch fettarm', language: 'de', limit: 5 });
   t.equal(found[0]?.canonical_name, 'Milch fettarm', 'imported products are searchable');
+});
+
+t.test('written on two connections: the last row of a barcode wins across batches; a pool of one still imports', async (t) => {
+  const { app, sql, url } = await setup(t);
+  const { writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const path = `${tmpdir()}/off-writers-${process.pid}.jsonl`;
+  const doc = (code: string, name: string) => JSON.stringify({ code, product_name: name, lang: 'en', nutriments: { 'energy-kcal_100g': 100 } });
+  // Barcodes of both writers, each named three times in batches of two: only the third name may remain.
+  const codes = ['4006381333931', '4006381333948', '4006381333955', '4006381333962'];
+  const rows = [1, 2, 3].flatMap((round) => codes.map((code) => doc(code, `Product ${code} v${round}`)));
+  await writeFile(path, `${rows.join('\n')}\n`);
+  t.match(await importFoodDump(app, path, LANGUAGES, { batchSize: 2 }), { read: 12, inserted: 4 });
+  const names = await sql<{ barcode: string; canonical_name: string }[]>`
+    SELECT barcode, canonical_name FROM products WHERE barcode = ANY(${codes}) ORDER BY barcode`;
+  t.same(names.map((n) => n.canonical_name), codes.map((code) => `Product ${code} v3`));
+
+
+  const single = createDatabase(url, { max: 1 });
+  t.teardown(() => single.close());
+  await writeFile(path, `${doc('4006381333979', 'Single pool product')}\n`);
+  t.match(await importFoodDump(single.sql, path, LANGUAGES), { inserted: 1 });
 });

@@ -42,27 +42,49 @@ function copyField(value: string | number | null): string {
   return String(value).replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
 }
 
+/** Writer connections: a batch is written on one while the file is read and the next batch written on another. */
+const WRITERS = 2;
+
 /**
  * Streams an Open Food Facts dump (CSV export, or JSONL plain or gzipped) into products and aliases. Rows go through
  * COPY into a staging table in batches, then one upsert per batch keyed by the normalised barcode: a re-import
  * updates instead of duplicating, leaves identical rows untouched, and never overwrites curated (non-imported)
  * products. Memory stays flat whatever the file size.
+ *
+ * Two connections write at once while the file is parsed, and a barcode always goes to the same one (by its digits),
+ * so "the last row of a barcode wins" holds across batches as it does within one.
  */
 export async function importFoodDump(sql: Sql, path: string, languages: readonly string[], options: ImportOptions = {}): Promise<ImportSummary> {
   const summary: ImportSummary = { read: 0, inserted: 0, updated: 0, unchanged: 0, duplicates: 0, skipped: {} };
   const skip = (reason: SkipReason | 'unparsable') => (summary.skipped[reason] = (summary.skipped[reason] ?? 0) + 1);
   const gzip = await isGzip(path);
-  const conn = await sql.reserve();
+  const [clock] = await sql<{ now: Date }[]>`SELECT now()`;
+  const started = clock!.now;
+  const size = options.batchSize ?? BATCH;
+  const writers: { conn: postgres.ReservedSql<any>; batch: ImportedProduct[]; writing: Promise<void> }[] = [];
   try {
-    await conn`
-      CREATE TEMP TABLE IF NOT EXISTS food_import (
-        seq int, barcode text, canonical_name text, brand text, category_code text,
-        calories numeric, protein numeric, fat numeric, carbs numeric, aliases jsonb)`;
+    // A pool smaller than that gets fewer writers rather than waiting forever for a connection.
+    for (let i = 0; i < Math.min(WRITERS, sql.options.max); i++) {
+      const conn = await sql.reserve();
+      writers.push({ conn, batch: [], writing: Promise.resolve() });
+      await conn`
+        CREATE TEMP TABLE IF NOT EXISTS food_import (
+          barcode text, canonical_name text, brand text, category_code text,
+          calories numeric, protein numeric, fat numeric, carbs numeric, aliases jsonb)`;
+    }
+    // Starts writing a writer's batch once its previous one is written; a failure surfaces at the next flush.
+    const flush = async (writer: (typeof writers)[number]) => {
+      const batch = writer.batch;
+      writer.batch = [];
+      await writer.writing;
+      const writing = writeBatch(writer.conn, batch, summary).then(() => options.onProgress?.(summary));
+      writing.catch(() => {}); // handled where it is awaited; not an unhandled rejection meanwhile
+      writer.writing = writing;
+    };
     // Opened only now: readline drops lines emitted before its async iterator starts.
     let input: Readable = createReadStream(path);
     if (gzip) input = input.pipe(createGunzip());
     const lines = createInterface({ input, crlfDelay: Infinity });
-    let batch: ImportedProduct[] = [];
     let parse: ((line: string) => FoodRecord) | undefined;
     for await (const line of lines) {
       if (!parse) {
@@ -83,25 +105,31 @@ export async function importFoodDump(sql: Sql, path: string, languages: readonly
         continue;
       }
       const product = normalizeFoodRecord(record, languages);
-      if (typeof product === 'string') skip(product);
-      else batch.push(product);
-      if (batch.length >= (options.batchSize ?? BATCH)) {
-        await writeBatch(conn, batch, summary);
-        batch = [];
-        options.onProgress?.(summary);
+      if (typeof product === 'string') {
+        skip(product);
+        continue;
       }
+      const writer = writers[product.barcode.charCodeAt(product.barcode.length - 2) % writers.length]!;
+      writer.batch.push(product);
+      if (writer.batch.length >= size) await flush(writer);
     }
-    if (batch.length > 0) await writeBatch(conn, batch, summary);
+    for (const writer of writers) if (writer.batch.length > 0) await flush(writer);
+    await Promise.all(writers.map((w) => w.writing));
     options.onProgress?.(summary);
-    await conn`DROP TABLE IF EXISTS food_import`;
+    for (const writer of writers) await writer.conn`DROP TABLE IF EXISTS food_import`;
   } finally {
-    conn.release();
+    // Every write has settled before a connection goes back to the pool.
+    await Promise.allSettled(writers.map((w) => w.writing));
+    for (const writer of writers) writer.conn.release();
   }
-  await refreshSearchWords(sql);
+  // The typo vocabulary learns the words of the names this import added or changed.
+  await refreshSearchWords(sql, { changedSince: started });
   return summary;
 }
 
 async function writeBatch(conn: postgres.ReservedSql<any>, batch: ImportedProduct[], summary: ImportSummary) {
+  // The last row of a barcode in the batch wins.
+  const products = [...new Map(batch.map((p) => [p.barcode, p])).values()];
   await conn`TRUNCATE food_import`;
   const copy = await conn`COPY food_import FROM STDIN`.writable();
   await new Promise<void>((resolve, reject) => {
@@ -110,50 +138,67 @@ async function writeBatch(conn: postgres.ReservedSql<any>, batch: ImportedProduc
     let i = 0;
     const write = () => {
       let ok = true;
-      while (i < batch.length && ok) {
-        const p = batch[i]!;
-        const row = [i, p.barcode, p.canonicalName, p.brand, p.categoryCode, p.calories, p.protein, p.fat, p.carbs, JSON.stringify(p.aliases)];
+      while (i < products.length && ok) {
+        const p = products[i]!;
+        const row = [p.barcode, p.canonicalName, p.brand, p.categoryCode, p.calories, p.protein, p.fat, p.carbs, JSON.stringify(p.aliases)];
         ok = copy.write(`${row.map(copyField).join('\t')}\n`);
         i++;
       }
-      if (i < batch.length) copy.once('drain', write);
+      if (i < products.length) copy.once('drain', write);
       else copy.end();
     };
     write();
   });
-  // The last row of a barcode in the batch wins.
-  const changed = await conn<{ id: string; inserted: boolean }[]>`
-    WITH src AS (SELECT DISTINCT ON (barcode) * FROM food_import ORDER BY barcode, seq DESC)
-    INSERT INTO products (barcode, canonical_name, brand, category_code, calories_per_100g, protein_per_100g,
-                          fat_per_100g, carbs_per_100g, source)
-    SELECT barcode, canonical_name, brand, category_code, calories, protein, fat, carbs, 'off' FROM src
-    ON CONFLICT (barcode) DO UPDATE SET canonical_name = excluded.canonical_name, brand = excluded.brand,
-      category_code = excluded.category_code, calories_per_100g = excluded.calories_per_100g,
-      protein_per_100g = excluded.protein_per_100g, fat_per_100g = excluded.fat_per_100g,
-      carbs_per_100g = excluded.carbs_per_100g, updated_at = now()
-    WHERE products.source = 'off'
-      AND (products.canonical_name, products.brand, products.category_code, products.calories_per_100g,
-           products.protein_per_100g, products.fat_per_100g, products.carbs_per_100g)
-      IS DISTINCT FROM (excluded.canonical_name, excluded.brand, excluded.category_code, excluded.calories_per_100g,
-           excluded.protein_per_100g, excluded.fat_per_100g, excluded.carbs_per_100g)
-    RETURNING id, (xmax = 0) AS inserted`;
-  const updatedIds = changed.filter((r) => !r.inserted).map((r) => r.id);
-  // Aliases of a changed product are rewritten whole, after the old ones are gone (a new primary name per language
-  // would otherwise meet the old one in the unique index).
-  if (updatedIds.length > 0) await conn`DELETE FROM product_aliases WHERE product_id = ANY(${updatedIds}::uuid[])`;
-  if (changed.length > 0) {
-    await conn`
-      INSERT INTO product_aliases (product_id, language_code, name, is_primary)
-      SELECT p.id, a.language, a.name, a.primary
-      FROM (SELECT DISTINCT ON (barcode) * FROM food_import ORDER BY barcode, seq DESC) src
-      JOIN products p ON p.barcode = src.barcode AND p.id = ANY(${changed.map((r) => r.id)}::uuid[]),
-           jsonb_to_recordset(src.aliases) AS a(language text, name text, "primary" boolean)
-      ON CONFLICT DO NOTHING`;
+  // One transaction per batch: a product is never left without its names.
+  await conn`BEGIN`;
+  try {
+    // New products and their aliases in one statement; changed ones come back for their aliases to be rewritten.
+    const changed = await conn<{ id: string; barcode: string; inserted: boolean }[]>`
+      WITH up AS (
+        INSERT INTO products (barcode, canonical_name, brand, category_code, calories_per_100g, protein_per_100g,
+                              fat_per_100g, carbs_per_100g, source)
+        SELECT barcode, canonical_name, brand, category_code, calories, protein, fat, carbs, 'off' FROM food_import
+        ON CONFLICT (barcode) DO UPDATE SET canonical_name = excluded.canonical_name, brand = excluded.brand,
+          category_code = excluded.category_code, calories_per_100g = excluded.calories_per_100g,
+          protein_per_100g = excluded.protein_per_100g, fat_per_100g = excluded.fat_per_100g,
+          carbs_per_100g = excluded.carbs_per_100g, updated_at = now()
+        WHERE products.source = 'off'
+          AND (products.canonical_name, products.brand, products.category_code, products.calories_per_100g,
+               products.protein_per_100g, products.fat_per_100g, products.carbs_per_100g)
+          IS DISTINCT FROM (excluded.canonical_name, excluded.brand, excluded.category_code, excluded.calories_per_100g,
+               excluded.protein_per_100g, excluded.fat_per_100g, excluded.carbs_per_100g)
+        RETURNING id, barcode, (xmax = 0) AS inserted
+      ),
+      named AS (
+        INSERT INTO product_aliases (product_id, language_code, name, is_primary)
+        SELECT up.id, a.language, a.name, a.primary
+        FROM up JOIN food_import s ON s.barcode = up.barcode,
+             jsonb_to_recordset(s.aliases) AS a(language text, name text, "primary" boolean)
+        WHERE up.inserted
+        ON CONFLICT DO NOTHING
+      )
+      SELECT id, barcode, inserted FROM up`;
+    const updated = changed.filter((r) => !r.inserted);
+    if (updated.length > 0) {
+      // Rewritten whole, after the old ones are gone (a new primary name per language would otherwise meet the old
+      // one in the unique index).
+      const ids = updated.map((r) => r.id);
+      await conn`DELETE FROM product_aliases WHERE product_id = ANY(${ids}::uuid[])`;
+      await conn`
+        INSERT INTO product_aliases (product_id, language_code, name, is_primary)
+        SELECT c.id, a.language, a.name, a.primary
+        FROM unnest(${ids}::uuid[], ${updated.map((r) => r.barcode)}::text[]) AS c(id, barcode)
+        JOIN food_import s ON s.barcode = c.barcode,
+             jsonb_to_recordset(s.aliases) AS a(language text, name text, "primary" boolean)
+        ON CONFLICT DO NOTHING`;
+    }
+    await conn`COMMIT`;
+    summary.duplicates += batch.length - products.length;
+    summary.inserted += changed.length - updated.length;
+    summary.updated += updated.length;
+    summary.unchanged += products.length - changed.length;
+  } catch (err) {
+    await conn`ROLLBACK`.catch(() => {});
+    throw err;
   }
-  const [row] = await conn<{ distinct: number }[]>`SELECT count(DISTINCT barcode)::int AS distinct FROM food_import`;
-  const counts = { distinct: row!.distinct, inserted: changed.length - updatedIds.length, updated: updatedIds.length };
-  summary.duplicates += batch.length - counts.distinct;
-  summary.inserted += counts.inserted;
-  summary.updated += counts.updated;
-  summary.unchanged += counts.distinct - counts.inserted - counts.updated;
 }

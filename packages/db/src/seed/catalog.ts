@@ -97,7 +97,7 @@ async function seedProducts(tx: Queryable, products: SeedProduct[]) {
     return out;
   });
   for (const chunk of chunks(aliases, 2000)) await tx`INSERT INTO product_aliases ${tx(chunk)}`;
-  await refreshSearchWords(tx, [...ids.values()]);
+  await refreshSearchWords(tx, { productIds: [...ids.values()] });
   return ids;
 }
 
