@@ -29,38 +29,41 @@ const COLUMNS = (sql: Queryable, kind: RecognitionKind) =>
 /** Recognition jobs and their images; the API reads them scoped by the user, workers by id. */
 export function recognitionRepository(sql: Sql) {
   return {
-    /** The job row and its images, in the caller's transaction (the queue entry goes in the same one). */
+    /**
+     * The job row with the user's current plan, and its images, in one statement of the caller's transaction (the
+     * queue entry goes in the same one). Image ids are drawn first, so the job row carries its image references.
+     */
     async create(
       tx: Queryable,
       kind: RecognitionKind,
       userId: string,
-      fields: { plan: Plan; jobType?: 'receipt' | 'products'; targetDate?: string | null; targetMealType?: string | null },
+      fields: { jobType?: 'receipt' | 'products'; targetDate?: string | null; targetMealType?: string | null },
       images: UploadedImage[],
-    ): Promise<string> {
-      const [job] = kind === 'dish'
-        ? await tx<{ id: string }[]>`
-            INSERT INTO dish_recognition_jobs (user_id, plan, target_date, target_meal_type)
-            VALUES (${userId}, ${fields.plan}, ${fields.targetDate ?? null}, ${fields.targetMealType ?? null}) RETURNING id`
-        : await tx<{ id: string }[]>`
-            INSERT INTO product_recognition_jobs (user_id, plan, job_type) VALUES (${userId}, ${fields.plan}, ${fields.jobType!}) RETURNING id`;
-      const refs = await tx<ImageRef[]>`
-        INSERT INTO job_images ${tx(
-          images.map((img, position) => ({
-            [kind === 'dish' ? 'dish_job_id' : 'product_job_id']: job!.id,
-            position,
-            content_type: img.contentType,
-            byte_size: img.data.length,
-            data: img.data,
-          })),
-        )}
-        RETURNING id, content_type, byte_size`;
-      await tx`UPDATE ${tx(TABLE[kind])} SET images = ${JSON.stringify(refs)}::jsonb WHERE id = ${job!.id}`;
-      return job!.id;
-    },
-
-    async plan(userId: string): Promise<Plan> {
-      const [row] = await sql<{ plan: Plan }[]>`SELECT plan FROM users WHERE id = ${userId}`;
-      return row?.plan ?? 'free';
+    ): Promise<{ id: string; plan: Plan }> {
+      const rows = images
+        .map((img, position) => tx`(${position}::int, ${img.contentType}::text, ${img.data.length}::int, ${img.data}::bytea)`)
+        .reduce((all, row) => tx`${all}, ${row}`);
+      const [columns, values] = kind === 'dish'
+        ? [tx`target_date, target_meal_type`, tx`${fields.targetDate ?? null}::date, ${fields.targetMealType ?? null}::text`]
+        : [tx`job_type`, tx`${fields.jobType!}::text`];
+      const [job] = await tx<{ id: string; plan: Plan }[]>`
+        WITH img AS (
+          SELECT uuidv7() AS id, v.* FROM (VALUES ${rows}) AS v(position, content_type, byte_size, data)
+        ),
+        job AS (
+          INSERT INTO ${tx(TABLE[kind])} (user_id, plan, ${columns}, images)
+          SELECT u.id, u.plan, ${values},
+                 (SELECT jsonb_agg(jsonb_build_object('id', id, 'content_type', content_type, 'byte_size', byte_size) ORDER BY position) FROM img)
+          FROM users u WHERE u.id = ${userId}
+          RETURNING id, plan
+        ),
+        stored AS (
+          INSERT INTO job_images (id, ${tx(kind === 'dish' ? 'dish_job_id' : 'product_job_id')}, position, content_type, byte_size, data)
+          SELECT img.id, job.id, img.position, img.content_type, img.byte_size, img.data FROM img, job
+        )
+        SELECT id, plan FROM job`;
+      if (!job) throw new Error(`no user ${userId} to submit a job for`);
+      return job;
     },
 
     /** Jobs that will be taken before this one (paid first), and an estimate from recent processing times. */
@@ -73,7 +76,7 @@ export function recognitionRepository(sql: Sql) {
                   AND (j.plan = 'paid' AND me.plan = 'free' OR (j.plan = me.plan AND j.created_at <= me.created_at))) AS ahead,
                (SELECT avg(extract(epoch FROM finished_at - started_at))::float8 FROM (
                   SELECT finished_at, started_at FROM ${table}
-                  WHERE status = 'done' AND started_at IS NOT NULL ORDER BY finished_at DESC LIMIT 50) recent) AS avg_seconds`;
+                  WHERE status = 'done' AND started_at IS NOT NULL ORDER BY finished_at DESC NULLS LAST LIMIT 50) recent) AS avg_seconds`;
       const perJob = row?.avg_seconds ?? 5;
       const ahead = row?.ahead ?? 0;
       return { queuePosition: ahead, estimatedSeconds: Math.ceil(((ahead + 1) * perJob) / Math.max(1, workers)) };

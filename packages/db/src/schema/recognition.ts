@@ -41,6 +41,9 @@ export const dishRecognitionJobs = pgTable(
   },
   (t) => [
     index('dish_jobs_user_created_idx').on(t.userId, t.createdAt),
+    // The queue estimate of every submission counts the queued jobs ahead and averages the latest finished ones.
+    index('dish_jobs_queued_idx').on(t.plan, t.createdAt).where(sql`status = 'queued'`),
+    index('dish_jobs_finished_idx').on(t.finishedAt.desc()).where(sql`status = 'done'`),
     check('dish_jobs_status_check', oneOf('status', JOB_STATUSES)),
     check('dish_jobs_plan_check', sql`${t.plan} IN ('free', 'paid')`),
     check('dish_jobs_meal_type_check', oneOf('target_meal_type', MEAL_TYPES)),
@@ -55,6 +58,8 @@ export const productRecognitionJobs = pgTable(
   },
   (t) => [
     index('product_jobs_user_created_idx').on(t.userId, t.createdAt),
+    index('product_jobs_queued_idx').on(t.plan, t.createdAt).where(sql`status = 'queued'`),
+    index('product_jobs_finished_idx').on(t.finishedAt.desc()).where(sql`status = 'done'`),
     check('product_jobs_status_check', oneOf('status', JOB_STATUSES)),
     check('product_jobs_plan_check', sql`${t.plan} IN ('free', 'paid')`),
     check('product_jobs_type_check', sql`${t.jobType} IN ('receipt', 'products')`),

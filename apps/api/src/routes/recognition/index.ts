@@ -33,11 +33,10 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config; limits: RateLimit
   app.addHook('onRequest', app.authenticate);
 
   async function submit(kind: RecognitionKind, userId: string, images: UploadedImage[], fields: Parameters<typeof jobs.create>[3]) {
-    const plan = await jobs.plan(userId);
     const jobId = await app.sql.begin(async (tx) => {
-      const id = await jobs.create(tx, kind, userId, { ...fields, plan }, images);
-      await enqueueRecognition(app.boss, tx, kind, plan, id);
-      return id;
+      const job = await jobs.create(tx, kind, userId, fields, images);
+      await enqueueRecognition(app.boss, tx, kind, job.plan, job.id);
+      return job.id;
     });
     const workers = kind === 'dish' ? config.DISH_WORKER_CAPACITY : config.PRODUCT_WORKER_CAPACITY;
     const estimate = await jobs.queueEstimate(kind, jobId, workers);
@@ -69,7 +68,7 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config; limits: RateLimit
       if (unknown.length) throw validationFailed(`/body/${unknown[0]}`, 'is not a known field');
       return idempotent(app, request, reply, () => fingerprint('dish', targetDate, mealType, ...images.map((i) => i.data)), async () => ({
         status: 202,
-        body: await submit('dish', request.user.id, images, { plan: 'free', targetDate, targetMealType: mealType }),
+        body: await submit('dish', request.user.id, images, { targetDate, targetMealType: mealType }),
       }));
     },
   );
@@ -99,7 +98,7 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config; limits: RateLimit
         if (unknown.length) throw validationFailed(`/body/${unknown[0]}`, 'is not a known field');
         return idempotent(app, request, reply, () => fingerprint(jobType, ...images.map((i) => i.data)), async () => ({
           status: 202,
-          body: await submit('product', request.user.id, images, { plan: 'free', jobType }),
+          body: await submit('product', request.user.id, images, { jobType }),
         }));
       },
     );
