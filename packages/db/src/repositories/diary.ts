@@ -34,11 +34,18 @@ export interface NewDiaryEntry {
 
 /**
  * Name and nutrition are computed at read time: recipe per-serving × portions for dish entries, product per-100 g ×
- * portion_g / 100 for product entries (rounded to 0.1).
+ * portion_g / 100 for product entries (rounded to 0.1). The name in the request language (else English) is a scalar
+ * subquery of the entry's kind: one index probe per entry instead of four joins.
  */
 const ENTRY = (sql: Queryable, language: string) => sql`
   e.id, e.date, e.meal_type, e.dish_id, e.product_id, e.recipe_id,
-  COALESCE(tl.name, te.name, pl.name, pe.name, p.canonical_name) AS name,
+  CASE WHEN e.dish_id IS NOT NULL
+    THEN (SELECT t.name FROM dish_translations t WHERE t.dish_id = e.dish_id AND t.language_code IN (${language}, 'en')
+          ORDER BY t.language_code = ${language} DESC LIMIT 1)
+    ELSE COALESCE((SELECT a.name FROM product_aliases a
+                   WHERE a.product_id = e.product_id AND a.is_primary AND a.language_code IN (${language}, 'en')
+                   ORDER BY a.language_code = ${language} DESC LIMIT 1), p.canonical_name)
+  END AS name,
   e.portions::float8 AS portions, e.portion_g::float8 AS portion_g,
   round(CASE WHEN e.dish_id IS NOT NULL THEN r.calories_per_serving * e.portions ELSE p.calories_per_100g * e.portion_g / 100 END, 1)::float8 AS calories,
   round(CASE WHEN e.dish_id IS NOT NULL THEN r.protein_per_serving * e.portions ELSE p.protein_per_100g * e.portion_g / 100 END, 1)::float8 AS protein_g,
@@ -46,13 +53,9 @@ const ENTRY = (sql: Queryable, language: string) => sql`
   round(CASE WHEN e.dish_id IS NOT NULL THEN r.carbs_per_serving * e.portions ELSE p.carbs_per_100g * e.portion_g / 100 END, 1)::float8 AS carbs_g,
   e.job_id, e.created_at`;
 
-const ENTRY_JOINS = (sql: Queryable, language: string) => sql`
+const ENTRY_JOINS = (sql: Queryable) => sql`
   LEFT JOIN recipes r ON r.id = e.recipe_id
-  LEFT JOIN dish_translations tl ON tl.dish_id = e.dish_id AND tl.language_code = ${language}
-  LEFT JOIN dish_translations te ON te.dish_id = e.dish_id AND te.language_code = 'en'
-  LEFT JOIN products p ON p.id = e.product_id
-  LEFT JOIN product_aliases pl ON pl.product_id = p.id AND pl.language_code = ${language} AND pl.is_primary
-  LEFT JOIN product_aliases pe ON pe.product_id = p.id AND pe.language_code = 'en' AND pe.is_primary`;
+  LEFT JOIN products p ON p.id = e.product_id`;
 
 /** Every query is scoped by the owner: another user's id behaves as if it did not exist. */
 export function diaryRepository(sql: Sql) {
@@ -63,29 +66,27 @@ export function diaryRepository(sql: Sql) {
      */
     async dayJson(userId: string, date: string, language: string) {
       const [row] = await sql<{ entries: string; totals: string; profile: import('./profiles.ts').ProfileRow | null }[]>`
-        WITH e AS (
-          SELECT ${ENTRY(sql, language)} FROM meal_diary e ${ENTRY_JOINS(sql, language)}
-          WHERE e.user_id = ${userId} AND e.date = ${date}
-        )
         SELECT
-          COALESCE((SELECT json_agg(json_build_object(
+          COALESCE(json_agg(json_build_object(
               'id', id, 'date', date, 'meal_type', meal_type, 'dish_id', dish_id, 'product_id', product_id,
               'recipe_id', recipe_id, 'name', name, 'portions', portions, 'portion_g', portion_g, 'calories', calories,
               'protein_g', protein_g, 'fat_g', fat_g, 'carbs_g', carbs_g, 'job_id', job_id,
               'created_at', to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
-            ORDER BY array_position(ARRAY['breakfast','second_breakfast','lunch','afternoon_snack','dinner','snack'], meal_type), created_at, id)
-            FROM e), '[]')::text AS entries,
-          (SELECT json_build_object('calories', round(COALESCE(sum(calories), 0)::numeric, 1), 'protein_g', round(COALESCE(sum(protein_g), 0)::numeric, 1),
-                  'fat_g', round(COALESCE(sum(fat_g), 0)::numeric, 1), 'carbs_g', round(COALESCE(sum(carbs_g), 0)::numeric, 1)) FROM e)::text AS totals,
+            ORDER BY array_position(ARRAY['breakfast','second_breakfast','lunch','afternoon_snack','dinner','snack'], meal_type), created_at, id),
+            '[]')::text AS entries,
+          json_build_object('calories', round(COALESCE(sum(calories), 0)::numeric, 1), 'protein_g', round(COALESCE(sum(protein_g), 0)::numeric, 1),
+            'fat_g', round(COALESCE(sum(fat_g), 0)::numeric, 1), 'carbs_g', round(COALESCE(sum(carbs_g), 0)::numeric, 1))::text AS totals,
           (SELECT row_to_json(p) FROM (
              SELECT id, email, name, date_of_birth, sex, height_cm::float8 AS height_cm, weight_kg::float8 AS weight_kg,
-                    activity_level, goal, plan, preferences FROM users WHERE id = ${userId}) p) AS profile`;
+                    activity_level, goal, plan, preferences FROM users WHERE id = ${userId}) p) AS profile
+        FROM (SELECT ${ENTRY(sql, language)} FROM meal_diary e ${ENTRY_JOINS(sql)}
+              WHERE e.user_id = ${userId} AND e.date = ${date}) d`;
       return row!;
     },
 
     async get(tx: Queryable, userId: string, id: string, language: string): Promise<DiaryEntryRow | null> {
       const [row] = await tx<DiaryEntryRow[]>`
-        SELECT ${ENTRY(tx, language)} FROM meal_diary e ${ENTRY_JOINS(tx, language)}
+        SELECT ${ENTRY(tx, language)} FROM meal_diary e ${ENTRY_JOINS(tx)}
         WHERE e.user_id = ${userId} AND e.id = ${id}`;
       return row ?? null;
     },
