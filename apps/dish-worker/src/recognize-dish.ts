@@ -12,6 +12,20 @@ import { round1 } from '@nutrition/domain';
 export function dishRecognizer(sql: Sql, vision: VisionModel, model: ModelProvider): JobHandler {
   const jobs = recognitionRepository(sql);
   const diary = diaryRepository(sql);
+  /**
+   * For a name no dish matched: the macros are estimated first (a model call must not hold a connection and a lock),
+   * then, under a lock per user and name, the dish another job may have made meanwhile, else a new one.
+   */
+  const findOrCreate = async (userId: string, name: string) => {
+    const estimate = await model.estimateDishMacros({ name, language: 'en' });
+    return sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`${userId}:${name.toLowerCase()}`}, 0))`;
+      const found = await diary.findDishWithRecipe(tx, userId, name);
+      if (found) return found;
+      await diary.createStubDish(tx, userId, name, 'en', estimate);
+      return (await diary.findDishWithRecipe(tx, userId, name))!;
+    });
+  };
   return async ({ jobId }, signal) => {
     const job = await jobs.start('dish', jobId);
     if (!job) return 'skipped';
@@ -31,27 +45,19 @@ export function dishRecognizer(sql: Sql, vision: VisionModel, model: ModelProvid
     }
     const dishes = [];
     for (const d of seen.dishes) {
-      const { dishId, recipeId } = await sql.begin(async (tx) => {
-        await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`${job.user_id}:${d.name.toLowerCase()}`}, 0))`;
-        const found = await diary.findDishByName(tx, job.user_id, d.name);
-        if (found) return { dishId: found, recipeId: (await diary.dishRecipe(tx, found))! };
-        const estimate = await model.estimateDishMacros({ name: d.name, language: 'en' });
-        return diary.createStubDish(tx, job.user_id, d.name, 'en', estimate);
-      });
-      const [r] = await sql<{ calories: number; protein: number; fat: number; carbs: number }[]>`
-        SELECT calories_per_serving::float8 AS calories, protein_per_serving::float8 AS protein,
-               fat_per_serving::float8 AS fat, carbs_per_serving::float8 AS carbs FROM recipes WHERE id = ${recipeId}`;
+      // Usually a dish that exists: one read. Otherwise, under a lock per user and name, look again or create it.
+      const r = (await diary.findDishWithRecipe(sql, job.user_id, d.name)) ?? (await findOrCreate(job.user_id, d.name));
       dishes.push({
         name: d.name,
-        dish_id: dishId,
-        recipe_id: recipeId,
+        dish_id: r.dish_id,
+        recipe_id: r.recipe_id,
         portion_g: d.portion_g,
         portions: d.portions,
         confidence: d.confidence,
-        calories: round1((r?.calories ?? 0) * d.portions),
-        protein_g: round1((r?.protein ?? 0) * d.portions),
-        fat_g: round1((r?.fat ?? 0) * d.portions),
-        carbs_g: round1((r?.carbs ?? 0) * d.portions),
+        calories: round1((r.calories ?? 0) * d.portions),
+        protein_g: round1((r.protein ?? 0) * d.portions),
+        fat_g: round1((r.fat ?? 0) * d.portions),
+        carbs_g: round1((r.carbs ?? 0) * d.portions),
       });
     }
     await jobs.finish('dish', jobId, { result: { dishes, model: seen.model } });

@@ -57,6 +57,17 @@ const ENTRY_JOINS = (sql: Queryable) => sql`
   LEFT JOIN recipes r ON r.id = e.recipe_id
   LEFT JOIN products p ON p.id = e.product_id`;
 
+const DISH_BY_NAME = (sql: Queryable, userId: string, name: string) => {
+  const text = name.trim().toLowerCase();
+  return sql`
+    SELECT t.dish_id FROM dish_translations t JOIN dishes d ON d.id = t.dish_id
+    WHERE (d.source = 'catalog' OR d.created_by = ${userId})
+      AND (lower(t.name) = ${text} OR lower(t.name) % ${text})
+      AND similarity(lower(t.name), ${text}) >= 0.7
+    ORDER BY lower(t.name) = ${text} DESC, similarity(lower(t.name), ${text}) DESC, d.source = 'catalog' DESC
+    LIMIT 1`;
+};
+
 /** Every query is scoped by the owner: another user's id behaves as if it did not exist. */
 export function diaryRepository(sql: Sql) {
   return {
@@ -157,15 +168,18 @@ export function diaryRepository(sql: Sql) {
      * at least 0.7). Catalog dishes and the user's own named dishes only: other users' names stay private.
      */
     async findDishByName(tx: Queryable, userId: string, name: string): Promise<string | null> {
-      const text = name.trim().toLowerCase();
-      const [row] = await tx<{ dish_id: string }[]>`
-        SELECT t.dish_id FROM dish_translations t JOIN dishes d ON d.id = t.dish_id
-        WHERE (d.source = 'catalog' OR d.created_by = ${userId})
-          AND (lower(t.name) = ${text} OR lower(t.name) % ${text})
-          AND similarity(lower(t.name), ${text}) >= 0.7
-        ORDER BY lower(t.name) = ${text} DESC, similarity(lower(t.name), ${text}) DESC, d.source = 'catalog' DESC
-        LIMIT 1`;
+      const [row] = await tx<{ dish_id: string }[]>`${DISH_BY_NAME(tx, userId, name)}`;
       return row?.dish_id ?? null;
+    },
+
+    /** The dish `findDishByName` finds, with its default recipe's per-serving macros, in one statement. */
+    async findDishWithRecipe(tx: Queryable, userId: string, name: string) {
+      const [row] = await tx<{ dish_id: string; recipe_id: string; calories: number; protein: number; fat: number; carbs: number }[]>`
+        SELECT m.dish_id, r.id AS recipe_id, r.calories_per_serving::float8 AS calories, r.protein_per_serving::float8 AS protein,
+               r.fat_per_serving::float8 AS fat, r.carbs_per_serving::float8 AS carbs
+        FROM (${DISH_BY_NAME(tx, userId, name)}) m
+        CROSS JOIN LATERAL (SELECT * FROM recipes r WHERE r.dish_id = m.dish_id ORDER BY r.is_default DESC, r.id LIMIT 1) r`;
+      return row ?? null;
     },
 
     /** Creates the user's dish with a recipe stub whose per-serving macros a model estimated. */
