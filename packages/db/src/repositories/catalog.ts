@@ -1,4 +1,5 @@
 import type { Sql } from '../client.ts';
+import { localizedName } from './localized.ts';
 
 export interface DishFilters {
   category?: string;
@@ -23,21 +24,17 @@ function prefixQuery(words: string[]): string {
 
 /**
  * A product's columns with its names in `lang` (English, then the canonical name, where missing). The names are scalar
- * subqueries rather than joins: each is planned on its own, where seven more joins made planning cost more than
- * running the search (6-8 ms against 1-2 ms).
+ * subqueries rather than joins: seven more joins made planning cost more than running the search (6-8 ms against 1-2).
  */
 const PRODUCT_COLUMNS = (sql: Sql, lang: string) => sql`
   p.id, p.canonical_name,
-  COALESCE((SELECT a.name FROM product_aliases a WHERE a.product_id = p.id AND a.is_primary AND a.language_code IN (${lang}, 'en')
-            ORDER BY a.language_code = ${lang} DESC LIMIT 1), p.canonical_name) AS name,
+  COALESCE(${localizedName(sql, 'product_aliases', sql`x.product_id = p.id AND x.is_primary`, lang)}, p.canonical_name) AS name,
   p.barcode, p.brand, p.category_code,
-  (SELECT t.name FROM product_category_translations t WHERE t.category_code = p.category_code AND t.language_code IN (${lang}, 'en')
-   ORDER BY t.language_code = ${lang} DESC LIMIT 1) AS category_name,
+  ${localizedName(sql, 'product_category_translations', sql`x.category_code = p.category_code`, lang)} AS category_name,
   p.calories_per_100g::float8 AS calories_per_100g, p.protein_per_100g::float8 AS protein_per_100g,
   p.fat_per_100g::float8 AS fat_per_100g, p.carbs_per_100g::float8 AS carbs_per_100g,
   p.default_unit_code,
-  (SELECT t.name FROM unit_translations t WHERE t.unit_code = p.default_unit_code AND t.language_code IN (${lang}, 'en')
-   ORDER BY t.language_code = ${lang} DESC LIMIT 1) AS default_unit_name,
+  ${localizedName(sql, 'unit_translations', sql`x.unit_code = p.default_unit_code`, lang)} AS default_unit_name,
   COALESCE(p.storage_days, (SELECT c.default_storage_days FROM product_categories c WHERE c.code = p.category_code)) AS storage_days`;
 
 export interface ProductRow {
@@ -120,7 +117,7 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql) {
               UNION ALL
               (SELECT a.product_id, a.search_name, tsq.tsq FROM product_aliases a, tsq
                WHERE to_tsvector('simple', a.name) @@ tsq.tsq LIMIT ${CANDIDATES})`;
-      // Rank and cut to one page first; only the page's rows are joined to their names, category and unit.
+      // Rank and cut to one page first; only the page's rows get their names, category and unit.
       const rows = await sql<ProductRow[]>`
         WITH c AS (${candidates}),
         ranked AS (

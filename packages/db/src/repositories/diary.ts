@@ -1,5 +1,6 @@
 import type { Sql, Queryable } from '../client.ts';
 import type { MEAL_TYPES } from '../schema/columns.ts';
+import { localizedName } from './localized.ts';
 
 export type MealType = (typeof MEAL_TYPES)[number];
 
@@ -40,11 +41,8 @@ export interface NewDiaryEntry {
 const ENTRY = (sql: Queryable, language: string) => sql`
   e.id, e.date, e.meal_type, e.dish_id, e.product_id, e.recipe_id,
   CASE WHEN e.dish_id IS NOT NULL
-    THEN (SELECT t.name FROM dish_translations t WHERE t.dish_id = e.dish_id AND t.language_code IN (${language}, 'en')
-          ORDER BY t.language_code = ${language} DESC LIMIT 1)
-    ELSE COALESCE((SELECT a.name FROM product_aliases a
-                   WHERE a.product_id = e.product_id AND a.is_primary AND a.language_code IN (${language}, 'en')
-                   ORDER BY a.language_code = ${language} DESC LIMIT 1), p.canonical_name)
+    THEN ${localizedName(sql, 'dish_translations', sql`x.dish_id = e.dish_id`, language)}
+    ELSE COALESCE(${localizedName(sql, 'product_aliases', sql`x.product_id = e.product_id AND x.is_primary`, language)}, p.canonical_name)
   END AS name,
   e.portions::float8 AS portions, e.portion_g::float8 AS portion_g,
   round(CASE WHEN e.dish_id IS NOT NULL THEN r.calories_per_serving * e.portions ELSE p.calories_per_100g * e.portion_g / 100 END, 1)::float8 AS calories,
