@@ -19,7 +19,7 @@ export function dishRecognizer(sql: Sql, vision: VisionModel, model: ModelProvid
   const findOrCreate = async (userId: string, name: string) => {
     const estimate = await model.estimateDishMacros({ name, language: 'en' });
     return sql.begin(async (tx) => {
-      await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`${userId}:${name.toLowerCase()}`}, 0))`;
+      await diary.lockDishName(tx, userId, name);
       const found = await diary.findDishWithRecipe(tx, userId, name);
       if (found) return found;
       await diary.createStubDish(tx, userId, name, 'en', estimate);

@@ -170,6 +170,14 @@ export function diaryRepository(sql: Sql) {
       return row?.dish_id ?? null;
     },
 
+    /**
+     * Serialises the creation of a dish named `name` for the user until the transaction ends, so the API and the dish
+     * worker racing on one name make one dish.
+     */
+    async lockDishName(tx: Queryable, userId: string, name: string): Promise<void> {
+      await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`${userId}:${name.toLowerCase()}`}, 0))`;
+    },
+
     /** The dish `findDishByName` finds, with its default recipe's per-serving macros, in one statement. */
     async findDishWithRecipe(tx: Queryable, userId: string, name: string) {
       const [row] = await tx<{ dish_id: string; recipe_id: string; calories: number; protein: number; fat: number; carbs: number }[]>`

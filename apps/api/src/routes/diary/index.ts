@@ -66,7 +66,7 @@ const diary: FastifyPluginAsyncTypebox = async (app) => {
         let recipeId: string | null = null;
         if (name) {
           // One dish per name and user, even when two requests race.
-          await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`${userId}:${name.toLowerCase()}`}, 0))`;
+          await entries.lockDishName(tx, userId, name);
           dishId = await entries.findDishByName(tx, userId, name);
           if (!dishId) ({ dishId, recipeId } = await entries.createStubDish(tx, userId, name, request.language, estimate!));
         }
