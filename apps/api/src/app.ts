@@ -157,7 +157,7 @@ export async function buildApp(config: Config, options: AppOptions = {}) {
   await app.register(profileRoutes);
   await app.register(referenceRoutes);
   await app.register(catalogRoutes);
-  await app.register(diaryRoutes);
+  await app.register(diaryRoutes, { cacheMegabytes: config.DIARY_CACHE_MB });
   await app.register(userProductRoutes);
   await app.register(savedRecipeRoutes);
   await app.register(recommendationRoutes, { config, limits });

@@ -51,6 +51,7 @@ export const ConfigSchema = Type.Object({
   RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 600, description: 'requests a minute per user on authenticated routes' }),
   RATE_LIMIT_PUBLIC_PER_MINUTE: Type.Integer({ minimum: 1, default: 120, description: 'requests a minute per IP on public routes' }),
   RATE_LIMIT_MODEL_PER_MINUTE: Type.Integer({ minimum: 1, default: 30, description: 'requests a minute per user on model-backed routes (recommendations, menus, recognition)' }),
+  DIARY_CACHE_MB: Type.Integer({ minimum: 0, maximum: 4096, default: 32, description: 'memory per API process for days of the diary read again (0: off)' }),
   METRICS_TOKEN: Type.String({ default: '', description: 'when set, /metrics needs Authorization: Bearer <token>' }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000, description: 'longest a SIGTERM waits for in-flight requests' }),
   CORS_ORIGINS: Type.String({

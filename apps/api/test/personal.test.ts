@@ -125,6 +125,51 @@ t.test('personal data', async (t) => {
     t.same((await b({ method: 'GET', url: '/diary/recent' })).json().items, [], 'another user sees none of it');
   });
 
+  t.test('diary: a day read again follows every change, whichever API process made it', async (t) => {
+    const other = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: url }));
+    t.teardown(() => other.close());
+    const dora = await login(app, 'dora');
+    const d = as(app, dora);
+    const elsewhere = as(other, dora);
+    const date = '2026-10-01';
+    const read = async (language = 'en') => (await d({ method: 'GET', url: `/diary?date=${date}`, headers: { 'accept-language': language } })).json();
+
+    const first = (await d({ method: 'POST', url: '/diary', payload: { date, meal_type: 'breakfast', product_id: milk!.id, portion_g: 100 } })).json();
+    t.equal((await read()).entries.length, 1);
+    t.same(await read(), await read(), 'the same day twice');
+
+    const second = (await elsewhere({ method: 'POST', url: '/diary', payload: { date, meal_type: 'lunch', dish_id: borscht!.dish_id } })).json();
+    t.same((await read()).entries.map((e: { id: string }) => e.id), [first.id, second.id], 'an entry added by another process');
+    t.equal((await read('ru')).entries[1].name, 'Борщ', 'each language is its own day');
+    t.equal((await read()).entries[1].name, 'Borscht');
+
+    t.equal((await elsewhere({ method: 'DELETE', url: `/diary/${first.id}` })).statusCode, 204);
+    t.same((await read()).entries.map((e: { id: string }) => e.id), [second.id], 'an entry deleted by another process');
+
+    t.equal((await read()).calorie_target, null, 'no target without a profile');
+    await elsewhere({ method: 'PUT', url: '/profile', payload: { sex: 'male', weight_kg: 80, height_cm: 180, date_of_birth: '1990-01-01', activity_level: 'moderate', goal: 'maintain' } });
+    t.type((await read()).calorie_target, 'number', 'a profile change is seen at once');
+
+    // Catalog changes reach every API process by NOTIFY: the kept day is rebuilt within moments, not after a minute.
+    const [recipe] = await sql`SELECT calories_per_serving FROM recipes WHERE id = ${borscht!.recipe_id}`;
+    const [dishName] = await sql`SELECT name FROM dish_translations WHERE dish_id = ${borscht!.dish_id} AND language_code = 'en'`;
+    t.teardown(async () => {
+      await sql`UPDATE recipes SET calories_per_serving = ${recipe!.calories_per_serving} WHERE id = ${borscht!.recipe_id}`;
+      await sql`UPDATE dish_translations SET name = ${dishName!.name} WHERE dish_id = ${borscht!.dish_id} AND language_code = 'en'`;
+    });
+    await sql`UPDATE recipes SET calories_per_serving = 123 WHERE id = ${borscht!.recipe_id}`;
+    await sql`UPDATE dish_translations SET name = 'Beet soup' WHERE dish_id = ${borscht!.dish_id} AND language_code = 'en'`;
+    let day = await read();
+    for (let i = 0; i < 50 && day.entries[0].name !== 'Beet soup'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      day = await read();
+    }
+    t.match(day.entries[0], { name: 'Beet soup', calories: 123 }, 'a catalog change is seen');
+    t.same(day.totals.calories, 123);
+
+    t.same((await b({ method: 'GET', url: `/diary?date=${date}` })).json().entries, [], "another user's day is their own");
+  });
+
   t.test('pantry: from a product, from a name, units and defaults', async (t) => {
     const fromId = await a({ method: 'POST', url: '/user-products', payload: { product_id: milk!.id, quantity: 1, unit_code: 'l' } });
     t.equal(fromId.statusCode, 201);

@@ -1,6 +1,7 @@
 import type { Sql, Queryable } from '../client.ts';
 import type { MEAL_TYPES } from '../schema/columns.ts';
 import { localizedName } from './localized.ts';
+import type { ProfileRow } from './profiles.ts';
 
 export type MealType = (typeof MEAL_TYPES)[number];
 
@@ -66,15 +67,24 @@ const DISH_BY_NAME = (sql: Queryable, userId: string, name: string) => {
     LIMIT 1`;
 };
 
+export type VersionedProfile = ProfileRow & { diary_version: string };
+
+/** A trigger bumps `diary_version` on every change to the user's entries (see migration 0005). */
+const VERSIONED_PROFILE = (sql: Queryable, userId: string) => sql`
+  SELECT diary_version::text AS diary_version, id, email, name, date_of_birth, sex, height_cm::float8 AS height_cm,
+         weight_kg::float8 AS weight_kg, activity_level, goal, plan, preferences
+  FROM users WHERE id = ${userId}`;
+
 /** Every query is scoped by the owner: another user's id behaves as if it did not exist. */
 export function diaryRepository(sql: Sql) {
   return {
     /**
      * One day as JSON text built by PostgreSQL (entries in meal-type order and their totals), with the profile fields
-     * the calorie target needs: one round trip, and no objects for Node to build and serialise again.
+     * the calorie target needs and the diary version the day was read at: one round trip, and no objects for Node to
+     * build and serialise again.
      */
     async dayJson(userId: string, date: string, language: string) {
-      const [row] = await sql<{ entries: string; totals: string; profile: import('./profiles.ts').ProfileRow | null }[]>`
+      const [row] = await sql<{ entries: string; totals: string; profile: VersionedProfile | null }[]>`
         SELECT
           COALESCE(json_agg(json_build_object(
               'id', id, 'date', date, 'meal_type', meal_type, 'dish_id', dish_id, 'product_id', product_id,
@@ -85,12 +95,16 @@ export function diaryRepository(sql: Sql) {
             '[]')::text AS entries,
           json_build_object('calories', round(COALESCE(sum(calories), 0)::numeric, 1), 'protein_g', round(COALESCE(sum(protein_g), 0)::numeric, 1),
             'fat_g', round(COALESCE(sum(fat_g), 0)::numeric, 1), 'carbs_g', round(COALESCE(sum(carbs_g), 0)::numeric, 1))::text AS totals,
-          (SELECT row_to_json(p) FROM (
-             SELECT id, email, name, date_of_birth, sex, height_cm::float8 AS height_cm, weight_kg::float8 AS weight_kg,
-                    activity_level, goal, plan, preferences FROM users WHERE id = ${userId}) p) AS profile
+          (SELECT row_to_json(p) FROM (${VERSIONED_PROFILE(sql, userId)}) p) AS profile
         FROM (SELECT ${ENTRY(sql, language)} FROM meal_diary e ${ENTRY_JOINS(sql)}
               WHERE e.user_id = ${userId} AND e.date = ${date}) d`;
       return row!;
+    },
+
+    /** The profile with the current diary version: what a kept day needs to be served again. */
+    async versionedProfile(userId: string): Promise<VersionedProfile | null> {
+      const [row] = await sql<VersionedProfile[]>`${VERSIONED_PROFILE(sql, userId)}`;
+      return row ?? null;
     },
 
     async get(tx: Queryable, userId: string, id: string, language: string): Promise<DiaryEntryRow | null> {

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, date, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, check, date, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { bytea, createdAt, decimal, id, timestamptz } from './columns.ts';
 
 export interface Preferences {
@@ -26,6 +26,8 @@ export const users = pgTable(
     goal: text(),
     plan: text().notNull().default('free'),
     preferences: jsonb().$type<Preferences>().notNull().default({}),
+    /** Bumped by a trigger on every change to the user's diary: lets an API process keep a day's JSON. */
+    diaryVersion: bigint({ mode: 'number' }).notNull().default(0),
     createdAt: createdAt(),
     updatedAt: timestamptz().notNull().defaultNow(),
   },

@@ -5,10 +5,14 @@ import { energyProfile, isValidDate, todayUtc } from '@nutrition/domain';
 import { errors, IdParams, Nullable } from '../../schemas.ts';
 import { notFound, validationFailed } from '../../errors.ts';
 import { fingerprint, idempotent } from '../../idempotency.ts';
+import { DayCache } from '../../day-cache.ts';
 import { DiaryDay, DiaryEntry, DiaryQuery, NewEntry, RecentItem, RecentQuery } from './schemas.ts';
 
+/** Kept days are rebuilt at least this often, whatever notifications were missed. */
+const DAY_MAX_AGE_MS = 60_000;
+
 /** The meal diary: entries for dishes (always resolved to a recipe) or catalog products, nutrition computed at read time. */
-const diary: FastifyPluginAsyncTypebox = async (app) => {
+const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app, opts) => {
   const entries = diaryRepository(app.sql);
   app.addHook('onRequest', app.authenticate);
 
@@ -16,18 +20,33 @@ const diary: FastifyPluginAsyncTypebox = async (app) => {
     if (!isValidDate(date)) throw validationFailed(path, 'is not a calendar date');
   };
 
+  // A day read again (the app's home screen) is served from memory after one profile-sized round trip.
+  const days = new DayCache(opts.cacheMegabytes * 1024 * 1024, DAY_MAX_AGE_MS);
+  await app.notifications.subscribe('catalog_changed', () => days.invalidate(), () => days.invalidate());
+
   app.get(
     '/diary',
     { schema: { tags: ['diary'], summary: 'One day of the diary with totals and the calorie target', querystring: DiaryQuery, response: { 200: DiaryDay, ...errors(400, 401) } } },
     async (request, reply) => {
       const { date } = request.query;
       checkDate(date, '/querystring/date');
-      // The day comes back as JSON text from PostgreSQL and is sent as is (the schema above documents its shape).
-      const day = await entries.dayJson(request.user.id, date, request.language);
-      const target = day.profile ? energyProfile(energyInputs(day.profile), todayUtc()).calorie_target : null;
+      const userId = request.user.id;
+      const key = `${userId} ${date} ${request.language}`;
+      const generation = days.generation;
+      const kept = days.get(key);
+      let profile = kept ? await entries.versionedProfile(userId) : null;
+      let day = kept && profile?.diary_version === kept.version ? kept.json : null;
+      if (day === null) {
+        // Entries and totals come back as JSON text from PostgreSQL and are sent as is (the schema documents them).
+        const read = await entries.dayJson(userId, date, request.language);
+        profile = read.profile;
+        day = `"entries":${read.entries},"totals":${read.totals}`;
+        if (profile) days.set(key, generation, profile.diary_version, day);
+      }
+      const target = profile ? energyProfile(energyInputs(profile), todayUtc()).calorie_target : null;
       return reply
         .type('application/json; charset=utf-8')
-        .send(`{"date":${JSON.stringify(date)},"entries":${day.entries},"totals":${day.totals},"calorie_target":${target}}` as never);
+        .send(`{"date":${JSON.stringify(date)},${day},"calorie_target":${target}}` as never);
     },
   );
 

@@ -1,0 +1,67 @@
+interface Kept {
+  version: string;
+  json: string;
+  at: number;
+}
+
+/**
+ * Days of the diary as JSON text, kept by one API process. A kept day is served only while the user's diary version
+ * is the one it was built at (the caller checks that in the round trip it makes anyway for the profile) and no
+ * catalog change has been heard since (`invalidate`). Bounded by total text length, least recently used out first,
+ * and by age, so a missed notification cannot keep a day stale for long.
+ */
+export class DayCache {
+  readonly #entries = new Map<string, Kept>();
+  readonly #maxChars: number;
+  readonly #maxAgeMs: number;
+  #chars = 0;
+  #generation = 0;
+
+  constructor(maxChars: number, maxAgeMs: number) {
+    this.#maxChars = maxChars;
+    this.#maxAgeMs = maxAgeMs;
+  }
+
+  /** Read before building a day; `set` drops the day if an invalidation came in between. */
+  get generation() {
+    return this.#generation;
+  }
+
+  get size() {
+    return this.#entries.size;
+  }
+
+  get(key: string, now = Date.now()): Kept | undefined {
+    const kept = this.#entries.get(key);
+    if (!kept) return undefined;
+    this.#entries.delete(key);
+    if (now - kept.at > this.#maxAgeMs) {
+      this.#chars -= kept.json.length;
+      return undefined;
+    }
+    this.#entries.set(key, kept); // most recently used last
+    return kept;
+  }
+
+  set(key: string, generation: number, version: string, json: string, now = Date.now()) {
+    if (generation !== this.#generation || json.length > this.#maxChars) return;
+    const old = this.#entries.get(key);
+    if (old) {
+      this.#entries.delete(key);
+      this.#chars -= old.json.length;
+    }
+    this.#entries.set(key, { version, json, at: now });
+    this.#chars += json.length;
+    for (const [oldest, kept] of this.#entries) {
+      if (this.#chars <= this.#maxChars) break;
+      this.#entries.delete(oldest);
+      this.#chars -= kept.json.length;
+    }
+  }
+
+  invalidate() {
+    this.#generation++;
+    this.#entries.clear();
+    this.#chars = 0;
+  }
+}
