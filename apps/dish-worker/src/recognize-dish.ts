@@ -1,13 +1,12 @@
-import { modelJobError, type ModelProvider, type VisionModel } from '@nutrition/ai';
+import type { ModelProvider, VisionModel } from '@nutrition/ai';
 import type { Sql } from '@nutrition/db';
-import type { JobHandler } from '@nutrition/db/queue';
+import { runRecognitionJob, type JobHandler } from '@nutrition/db/queue';
 import { diaryRepository, recognitionRepository } from '@nutrition/db/repositories';
 import { round1 } from '@nutrition/domain';
 
 /**
  * A dish job: the photo goes to the vision model; each recognised dish is matched to a catalog dish (or the user's
  * own), or created with a recipe stub whose macros the model estimates; nutrition is per-serving × portions.
- * Model failures end the job `failed` with a code (no retry); anything else is thrown so pg-boss retries.
  */
 export function dishRecognizer(sql: Sql, vision: VisionModel, model: ModelProvider): JobHandler {
   const jobs = recognitionRepository(sql);
@@ -26,41 +25,29 @@ export function dishRecognizer(sql: Sql, vision: VisionModel, model: ModelProvid
       return (await diary.findDishWithRecipe(tx, userId, name))!;
     });
   };
-  return async ({ jobId }, signal) => {
-    const job = await jobs.start('dish', jobId);
-    if (!job) return 'skipped';
-    const images = await jobs.images('dish', jobId);
-    if (images.length === 0) {
-      await jobs.finish('dish', jobId, { error: { code: 'images_expired', message: 'The photo is no longer stored' } });
-      return 'failed';
-    }
-    let seen;
-    try {
-      seen = await vision.recognizeDish(images, signal);
-    } catch (err) {
-      const error = modelJobError(err);
-      if (!error) throw err;
-      await jobs.finish('dish', jobId, { error });
-      return 'failed';
-    }
-    const dishes = [];
-    for (const d of seen.dishes) {
-      // Usually a dish that exists: one read. Otherwise, under a lock per user and name, look again or create it.
-      const r = (await diary.findDishWithRecipe(sql, job.user_id, d.name)) ?? (await findOrCreate(job.user_id, d.name));
-      dishes.push({
-        name: d.name,
-        dish_id: r.dish_id,
-        recipe_id: r.recipe_id,
-        portion_g: d.portion_g,
-        portions: d.portions,
-        confidence: d.confidence,
-        calories: round1((r.calories ?? 0) * d.portions),
-        protein_g: round1((r.protein ?? 0) * d.portions),
-        fat_g: round1((r.fat ?? 0) * d.portions),
-        carbs_g: round1((r.carbs ?? 0) * d.portions),
-      });
-    }
-    await jobs.finish('dish', jobId, { result: { dishes, model: seen.model } });
-    return 'done';
-  };
+  return ({ jobId }, signal) =>
+    runRecognitionJob(jobs, 'dish', jobId, {
+      expiredMessage: 'The photo is no longer stored',
+      recognise: (job) => vision.recognizeDish(job.images, signal),
+      result: async (job, seen) => {
+        const dishes = [];
+        for (const d of seen.dishes) {
+          // Usually a dish that exists: one read. Otherwise, under a lock per user and name, look again or create it.
+          const r = (await diary.findDishWithRecipe(sql, job.user_id, d.name)) ?? (await findOrCreate(job.user_id, d.name));
+          dishes.push({
+            name: d.name,
+            dish_id: r.dish_id,
+            recipe_id: r.recipe_id,
+            portion_g: d.portion_g,
+            portions: d.portions,
+            confidence: d.confidence,
+            calories: round1((r.calories ?? 0) * d.portions),
+            protein_g: round1((r.protein ?? 0) * d.portions),
+            fat_g: round1((r.fat ?? 0) * d.portions),
+            carbs_g: round1((r.carbs ?? 0) * d.portions),
+          });
+        }
+        return { dishes, model: seen.model };
+      },
+    });
 }

@@ -1,6 +1,6 @@
-import { modelJobError, type VisionModel } from '@nutrition/ai';
+import type { VisionModel } from '@nutrition/ai';
 import type { Sql } from '@nutrition/db';
-import type { JobHandler } from '@nutrition/db/queue';
+import { runRecognitionJob, type JobHandler } from '@nutrition/db/queue';
 import { generatedRecipeRepository, pantryRepository, recognitionRepository } from '@nutrition/db/repositories';
 
 const DEFAULT_STORAGE_DAYS = 7;
@@ -18,55 +18,41 @@ export interface RecognisedItem {
 /**
  * A receipt or product-photo job: every image goes to the vision model at the same time, the answers are merged
  * (the same product and unit summed), and each line is matched to a catalog product with its storage days.
- * Model failures end the job `failed` with a code; anything else is thrown so pg-boss retries.
  */
 export function productRecognizer(sql: Sql, vision: VisionModel): JobHandler {
   const jobs = recognitionRepository(sql);
   const pantry = pantryRepository(sql);
   const recipes = generatedRecipeRepository(sql);
-  return async ({ jobId }, signal) => {
-    const job = await jobs.start('product', jobId);
-    if (!job) return 'skipped';
-    const images = await jobs.images('product', jobId);
-    if (images.length === 0) {
-      await jobs.finish('product', jobId, { error: { code: 'images_expired', message: 'The photos are no longer stored' } });
-      return 'failed';
-    }
-    const jobType = job.job_type as 'receipt' | 'products';
-    let answers;
-    try {
-      answers = await Promise.all(images.map((image) => vision.recognizeProducts(image, jobType, signal)));
-    } catch (err) {
-      const error = modelJobError(err);
-      if (!error) throw err;
-      await jobs.finish('product', jobId, { error });
-      return 'failed';
-    }
-    const lines = answers.flatMap((a) => a.items);
-    const matched = await recipes.matchProducts(sql, lines.map((l) => l.name));
-    const merged = new Map<string, RecognisedItem>();
-    for (const [i, line] of lines.entries()) {
-      const productId = (await pantry.productByName(line.name)) ?? matched[i] ?? null;
-      const key = `${productId ?? line.name.trim().toLowerCase()}|${line.unit}`;
-      const existing = merged.get(key);
-      if (existing) {
-        existing.quantity += line.quantity;
-        existing.confidence = Math.max(existing.confidence, line.confidence);
-        existing.price = existing.price === null && line.price === null ? null : (existing.price ?? 0) + (line.price ?? 0);
-        continue;
-      }
-      const storage = productId ? ((await pantry.productDefaults(productId))?.storage_days ?? DEFAULT_STORAGE_DAYS) : DEFAULT_STORAGE_DAYS;
-      merged.set(key, {
-        name: line.name.trim(),
-        product_id: productId,
-        quantity: line.quantity,
-        unit_code: line.unit,
-        storage_days: storage,
-        confidence: line.confidence,
-        price: line.price,
-      });
-    }
-    await jobs.finish('product', jobId, { result: { items: [...merged.values()], model: answers[0]?.model ?? 'offline' } });
-    return 'done';
-  };
+  return ({ jobId }, signal) =>
+    runRecognitionJob(jobs, 'product', jobId, {
+      expiredMessage: 'The photos are no longer stored',
+      recognise: (job) => Promise.all(job.images.map((image) => vision.recognizeProducts(image, job.job_type!, signal))),
+      result: async (_job, answers) => {
+        const lines = answers.flatMap((a) => a.items);
+        const matched = await recipes.matchProducts(sql, lines.map((l) => l.name));
+        const merged = new Map<string, RecognisedItem>();
+        for (const [i, line] of lines.entries()) {
+          const productId = (await pantry.productByName(line.name)) ?? matched[i] ?? null;
+          const key = `${productId ?? line.name.trim().toLowerCase()}|${line.unit}`;
+          const existing = merged.get(key);
+          if (existing) {
+            existing.quantity += line.quantity;
+            existing.confidence = Math.max(existing.confidence, line.confidence);
+            existing.price = existing.price === null && line.price === null ? null : (existing.price ?? 0) + (line.price ?? 0);
+            continue;
+          }
+          const storage = productId ? ((await pantry.productDefaults(productId))?.storage_days ?? DEFAULT_STORAGE_DAYS) : DEFAULT_STORAGE_DAYS;
+          merged.set(key, {
+            name: line.name.trim(),
+            product_id: productId,
+            quantity: line.quantity,
+            unit_code: line.unit,
+            storage_days: storage,
+            confidence: line.confidence,
+            price: line.price,
+          });
+        }
+        return { items: [...merged.values()], model: answers[0]?.model ?? 'offline' };
+      },
+    });
 }

@@ -1,5 +1,5 @@
 import type { Queryable, Sql } from '../client.ts';
-import type { ImageRef, JobError } from '../schema/recognition.ts';
+import type { JobError } from '../schema/recognition.ts';
 import type { Plan, RecognitionKind } from '../queue/queues.ts';
 
 export interface JobRow {
@@ -17,6 +17,16 @@ export interface JobRow {
 export interface UploadedImage {
   contentType: string;
   data: Buffer;
+}
+
+/** A job a worker has started: who sent it, what was asked, and its photos in order. */
+export interface StartedJob {
+  id: string;
+  user_id: string;
+  job_type?: 'receipt' | 'products';
+  target_date?: string | null;
+  target_meal_type?: string | null;
+  images: UploadedImage[];
 }
 
 const TABLE: Record<RecognitionKind, string> = { dish: 'dish_recognition_jobs', product: 'product_recognition_jobs' };
@@ -123,20 +133,23 @@ export function recognitionRepository(sql: Sql) {
 
     // --- worker side ---
 
-    /** queued → processing (again, after a retry); null when the job is already finished or gone. */
-    async start(kind: RecognitionKind, jobId: string) {
-      const [row] = await sql<{ user_id: string; images: ImageRef[]; job_type?: string; target_date?: string | null; target_meal_type?: string | null }[]>`
-        UPDATE ${sql(TABLE[kind])} SET status = 'processing', started_at = now(), attempts = attempts + 1, updated_at = now()
-        WHERE id = ${jobId} AND status IN ('queued', 'processing')
-        RETURNING user_id, images ${kind === 'product' ? sql`, job_type` : sql`, target_date, target_meal_type`}`;
-      return row ?? null;
-    },
-
-    async images(kind: RecognitionKind, jobId: string): Promise<UploadedImage[]> {
-      const rows = await sql<{ content_type: string; data: Buffer }[]>`
-        SELECT content_type, data FROM job_images WHERE ${kind === 'dish' ? sql`dish_job_id` : sql`product_job_id`} = ${jobId}
-        ORDER BY position`;
-      return rows.map((r) => ({ contentType: r.content_type, data: r.data }));
+    /**
+     * queued → processing (again, after a retry), with the job's photos in the same statement (none when they were
+     * purged); null when the job is already finished or gone.
+     */
+    async start(kind: RecognitionKind, jobId: string): Promise<StartedJob | null> {
+      const rows = await sql<(Omit<StartedJob, 'images'> & { content_type: string | null; data: Buffer | null })[]>`
+        WITH started AS (
+          UPDATE ${sql(TABLE[kind])} SET status = 'processing', started_at = now(), attempts = attempts + 1, updated_at = now()
+          WHERE id = ${jobId} AND status IN ('queued', 'processing')
+          RETURNING id, user_id ${kind === 'product' ? sql`, job_type` : sql`, target_date, target_meal_type`})
+        SELECT s.*, i.content_type, i.data FROM started s
+        LEFT JOIN job_images i ON i.${sql(kind === 'dish' ? 'dish_job_id' : 'product_job_id')} = s.id
+        ORDER BY i.position`;
+      if (rows.length === 0) return null;
+      const { content_type: _type, data: _data, ...job } = rows[0]!;
+      const images = rows.filter((r) => r.data !== null).map((r) => ({ contentType: r.content_type!, data: r.data! }));
+      return { ...job, images };
     },
 
     async finish(kind: RecognitionKind, jobId: string, outcome: { result: unknown } | { error: JobError }) {

@@ -1,0 +1,39 @@
+import { modelJobError } from '@nutrition/ai';
+import type { RecognitionKind } from './queues.ts';
+import type { JobOutcome } from './worker-loop.ts';
+import type { recognitionRepository, StartedJob } from '../repositories/recognition.ts';
+
+export interface RecognitionSteps<Answer> {
+  /** Stored as the job's error when its photos were purged before it ran. */
+  expiredMessage: string;
+  /** Asks the vision model; a model error ends the job failed with its code, anything else is thrown for a retry. */
+  recognise: (job: StartedJob) => Promise<Answer>;
+  /** What the model's answer becomes in the job's result. */
+  result: (job: StartedJob, answer: Answer) => Promise<unknown>;
+}
+
+/** The course every recognition job takes, whichever worker runs it: start, photos, model, result. */
+export async function runRecognitionJob<Answer>(
+  jobs: ReturnType<typeof recognitionRepository>,
+  kind: RecognitionKind,
+  jobId: string,
+  steps: RecognitionSteps<Answer>,
+): Promise<JobOutcome> {
+  const job = await jobs.start(kind, jobId);
+  if (!job) return 'skipped';
+  if (job.images.length === 0) {
+    await jobs.finish(kind, jobId, { error: { code: 'images_expired', message: steps.expiredMessage } });
+    return 'failed';
+  }
+  let answer: Answer;
+  try {
+    answer = await steps.recognise(job);
+  } catch (err) {
+    const error = modelJobError(err);
+    if (!error) throw err;
+    await jobs.finish(kind, jobId, { error });
+    return 'failed';
+  }
+  await jobs.finish(kind, jobId, { result: await steps.result(job, answer) });
+  return 'done';
+}

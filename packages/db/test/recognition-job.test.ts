@@ -1,0 +1,55 @@
+import t from 'tap';
+import { ModelUnavailable } from '@nutrition/ai';
+import { createDatabase } from '../src/client.ts';
+import { createTestDatabase } from '../src/testing.ts';
+import { recognitionRepository } from '../src/repositories/recognition.ts';
+import { runRecognitionJob } from '../src/queue/recognition-job.ts';
+
+t.test('every recognition job: photos in order, purged photos, model errors, retries, finished jobs', async (t) => {
+  const db = await createTestDatabase();
+  const { sql, close } = createDatabase(db.url, { max: 2 });
+  t.teardown(async () => {
+    await close();
+    await db.drop();
+  });
+  const [user] = await sql<{ id: string }[]>`INSERT INTO users (identity_provider, external_subject) VALUES ('test', 'job-test') RETURNING id`;
+  const jobs = recognitionRepository(sql);
+  const photo = (n: number) => ({ contentType: 'image/jpeg', data: Buffer.from([0xff, 0xd8, 0xff, n]) });
+  const submit = async (photos = [photo(1), photo(2), photo(3)]) =>
+    (await sql.begin((tx) => jobs.create(tx, 'product', user!.id, { jobType: 'receipt' }, photos))).id;
+  const state = async (id: string) =>
+    (await sql`SELECT status, result, error, attempts FROM product_recognition_jobs WHERE id = ${id}`)[0]!;
+
+  const id = await submit();
+  let seen: number[] = [];
+  const steps = {
+    expiredMessage: 'gone',
+    recognise: async (job: { images: { data: Buffer }[]; job_type?: string }) => {
+      seen = job.images.map((i) => i.data[3]!);
+      return job.job_type;
+    },
+    result: async (_job: unknown, answer: string | undefined) => ({ answer }),
+  };
+  t.equal(await runRecognitionJob(jobs, 'product', id, steps), 'done');
+  t.same(seen, [1, 2, 3], 'the photos, in the order they were sent');
+  t.match(await state(id), { status: 'done', result: { answer: 'receipt' }, error: null, attempts: 1 });
+  t.equal(await runRecognitionJob(jobs, 'product', id, steps), 'skipped', 'a finished job is not run again');
+  t.match(await state(id), { status: 'done', attempts: 1 });
+
+  const purged = await submit();
+  await sql`DELETE FROM job_images WHERE product_job_id = ${purged}`;
+  t.equal(await runRecognitionJob(jobs, 'product', purged, steps), 'failed');
+  t.match(await state(purged), { status: 'failed', error: { code: 'images_expired', message: 'gone' } });
+
+  const unavailable = await submit();
+  const down = { ...steps, recognise: async () => Promise.reject(new ModelUnavailable('timeout')) };
+  t.equal(await runRecognitionJob(jobs, 'product', unavailable, down), 'failed');
+  t.match(await state(unavailable), { status: 'failed', error: { code: 'model_unavailable' } });
+
+  const crashed = await submit();
+  const bug = { ...steps, result: async () => Promise.reject(new Error('connection lost')) };
+  await t.rejects(runRecognitionJob(jobs, 'product', crashed, bug), /connection lost/, 'not a model error: thrown for pg-boss to retry');
+  t.match(await state(crashed), { status: 'processing', attempts: 1 });
+  t.equal(await runRecognitionJob(jobs, 'product', crashed, steps), 'done', 'the retry runs it again');
+  t.match(await state(crashed), { status: 'done', attempts: 2 });
+});
