@@ -122,4 +122,16 @@ t.test('access tokens: missing, malformed, expired, forged, alg none', async (t)
   const withoutSession = createSigner({ key: DEV_JWT_SECRET, algorithm: 'HS256' })({ sub: payload.sub });
   assertError(t, await get(`Bearer ${withoutSession}`), 401, 'invalid_token');
   t.equal((await get(`Bearer ${session.access_token}`)).statusCode, 200);
+
+  // Verified tokens are remembered: one accepted a moment ago is still refused once it expires.
+  const shortLived = createSigner({ key: DEV_JWT_SECRET, algorithm: 'HS256' })({
+    sub: payload.sub,
+    sid: payload.sid,
+    exp: Math.floor(Date.now() / 1000) + 1,
+  });
+  t.equal((await get(`Bearer ${shortLived}`)).statusCode, 200);
+  t.equal((await get(`Bearer ${shortLived}`)).statusCode, 200, 'the same token again');
+  await new Promise((r) => setTimeout(r, 2100));
+  assertError(t, await get(`Bearer ${shortLived}`), 401, 'token_expired');
+  assertError(t, await get(`Bearer ${shortLived.slice(0, -2)}xx`), 401, 'invalid_token');
 });
