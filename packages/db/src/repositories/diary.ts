@@ -1,7 +1,7 @@
 import type { Sql, Queryable } from '../client.ts';
 import type { MEAL_TYPES } from '../schema/columns.ts';
 import { localizedName } from './localized.ts';
-import type { ProfileRow } from './profiles.ts';
+import type { EnergyRow } from './profiles.ts';
 
 export type MealType = (typeof MEAL_TYPES)[number];
 
@@ -67,12 +67,15 @@ const DISH_BY_NAME = (sql: Queryable, userId: string, name: string) => {
     LIMIT 1`;
 };
 
-export type VersionedProfile = ProfileRow & { diary_version: string };
+export type VersionedProfile = EnergyRow & { diary_version: string };
 
-/** A trigger bumps `diary_version` on every change to the user's entries (see migration 0005). */
+/**
+ * The profile columns the calorie target needs, and the diary version (a trigger bumps it on every change to the
+ * user's entries; see migration 0005).
+ */
 const VERSIONED_PROFILE = (sql: Queryable, userId: string) => sql`
-  SELECT diary_version::text AS diary_version, id, email, name, date_of_birth, sex, height_cm::float8 AS height_cm,
-         weight_kg::float8 AS weight_kg, activity_level, goal, plan, preferences
+  SELECT diary_version::text AS diary_version, date_of_birth, sex, height_cm::float8 AS height_cm,
+         weight_kg::float8 AS weight_kg, activity_level, goal
   FROM users WHERE id = ${userId}`;
 
 /** Every query is scoped by the owner: another user's id behaves as if it did not exist. */
@@ -101,7 +104,7 @@ export function diaryRepository(sql: Sql) {
       return row!;
     },
 
-    /** The profile with the current diary version: what a kept day needs to be served again. */
+    /** The calorie target's profile columns and the current diary version: what a kept day needs to be served. */
     async versionedProfile(userId: string): Promise<VersionedProfile | null> {
       const [row] = await sql<VersionedProfile[]>`${VERSIONED_PROFILE(sql, userId)}`;
       return row ?? null;

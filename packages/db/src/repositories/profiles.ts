@@ -60,8 +60,11 @@ export function profileRepository(sql: Sql) {
   };
 }
 
+/** The profile columns the energy calculation reads. */
+export type EnergyRow = Pick<ProfileRow, 'sex' | 'weight_kg' | 'height_cm' | 'date_of_birth' | 'activity_level' | 'goal'>;
+
 /** What the energy calculation needs from a profile. */
-export function energyInputs(row: ProfileRow): EnergyInputs {
+export function energyInputs(row: EnergyRow): EnergyInputs {
   return {
     sex: row.sex,
     weightKg: row.weight_kg,
