@@ -53,12 +53,14 @@ export async function queueBench(databaseUrl: string, jobs: number, pickups: num
         }
       }),
     );
+    const submittedMs = performance.now() - started;
     for (;;) {
       const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM dish_recognition_jobs WHERE user_id = ${user!.id} AND status IN ('done', 'failed')`;
       if (row!.n >= jobs) break;
       await new Promise((r) => setTimeout(r, 100));
     }
     const endToEnd = jobs / ((performance.now() - started) / 1000);
+    process.stderr.write(` [submitted ${Math.round(jobs / (submittedMs / 1000))} jobs/s; bare ${Math.round(bare)} jobs/s]`);
 
     const latencies: number[] = [];
     for (let i = 0; i < pickups; i++) {

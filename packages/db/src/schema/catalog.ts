@@ -118,6 +118,8 @@ export const dishTranslations = pgTable(
   (t) => [
     primaryKey({ columns: [t.dishId, t.languageCode] }),
     index('dish_translations_trgm_idx').using('gin', sql`lower(${t.name}) gin_trgm_ops`),
+    // Exact names (diary entries by name, recognised dishes) without computing trigrams.
+    index('dish_translations_lower_name_idx').on(sql`lower(${t.name})`),
   ],
 );
 

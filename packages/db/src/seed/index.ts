@@ -6,4 +6,6 @@ import { seedReference } from './reference.ts';
 export async function seed(sql: Sql): Promise<void> {
   await seedReference(sql);
   await seedCatalog(sql);
+  // Fresh statistics: until autovacuum gets to them, the planner takes the just-filled tables for nearly empty.
+  await sql`ANALYZE`;
 }

@@ -1,0 +1,1 @@
+CREATE INDEX "dish_translations_lower_name_idx" ON "dish_translations" USING btree (lower("name"));
