@@ -7,3 +7,4 @@ export * from './food-import.ts';
 export * from './menu-fitting.ts';
 export * from './shopping.ts';
 export * from './image-type.ts';
+export * from './queue-wait.ts';

@@ -81,7 +81,7 @@ export async function setupQueues(url: string): Promise<void> {
 
 /**
  * Sends the queue job inside the caller's transaction (pg-boss's `db` option), so the job row, its images and the
- * queue entry commit together or not at all, and wakes idle workers on commit.
+ * queue entry commit together or not at all. (The job row's statement NOTIFYs idle workers; see the repository.)
  */
 export async function enqueueRecognition(boss: PgBoss, tx: Queryable, kind: RecognitionKind, plan: Plan, jobId: string) {
   const db = {
@@ -90,5 +90,4 @@ export async function enqueueRecognition(boss: PgBoss, tx: Queryable, kind: Reco
     }),
   };
   await boss.send(QUEUES[kind][plan], { jobId, kind, plan } satisfies RecognitionJobData, { db });
-  await tx`SELECT pg_notify(${SUBMITTED_CHANNEL}, ${kind})`;
 }

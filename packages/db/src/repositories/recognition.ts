@@ -1,6 +1,6 @@
 import type { Queryable, Sql } from '../client.ts';
 import type { JobError } from '../schema/recognition.ts';
-import type { Plan, RecognitionKind } from '../queue/queues.ts';
+import { SUBMITTED_CHANNEL, type Plan, type RecognitionKind } from '../queue/queues.ts';
 
 export interface JobRow {
   id: string;
@@ -40,8 +40,11 @@ const COLUMNS = (sql: Queryable, kind: RecognitionKind) =>
 export function recognitionRepository(sql: Sql) {
   return {
     /**
-     * The job row with the user's current plan, and its images, in one statement of the caller's transaction (the
-     * queue entry goes in the same one). Image ids are drawn first, so the job row carries its image references.
+     * The job row with the user's current plan and its images, the wake-up call to idle workers (sent on commit), and
+     * what the client is told about its wait: one statement of the caller's transaction (the queue entry goes in the
+     * same one). Image ids are drawn first, so the job row carries its image references. `ahead` counts the queued
+     * jobs that will be taken first (every paid one, and for a free job every free one too: all were submitted
+     * earlier); `avgSeconds` is the mean processing time of the last 50 done jobs.
      */
     async create(
       tx: Queryable,
@@ -49,19 +52,20 @@ export function recognitionRepository(sql: Sql) {
       userId: string,
       fields: { jobType?: 'receipt' | 'products'; targetDate?: string | null; targetMealType?: string | null },
       images: UploadedImage[],
-    ): Promise<{ id: string; plan: Plan }> {
+    ): Promise<{ id: string; plan: Plan; ahead: number; avgSeconds: number | null }> {
+      const table = tx(TABLE[kind]);
       const rows = images
         .map((img, position) => tx`(${position}::int, ${img.contentType}::text, ${img.data.length}::int, ${img.data}::bytea)`)
         .reduce((all, row) => tx`${all}, ${row}`);
       const [columns, values] = kind === 'dish'
         ? [tx`target_date, target_meal_type`, tx`${fields.targetDate ?? null}::date, ${fields.targetMealType ?? null}::text`]
         : [tx`job_type`, tx`${fields.jobType!}::text`];
-      const [job] = await tx<{ id: string; plan: Plan }[]>`
+      const [job] = await tx<{ id: string; plan: Plan; ahead: number; avg_seconds: number | null }[]>`
         WITH img AS (
           SELECT uuidv7() AS id, v.* FROM (VALUES ${rows}) AS v(position, content_type, byte_size, data)
         ),
         job AS (
-          INSERT INTO ${tx(TABLE[kind])} (user_id, plan, ${columns}, images)
+          INSERT INTO ${table} (user_id, plan, ${columns}, images)
           SELECT u.id, u.plan, ${values},
                  (SELECT jsonb_agg(jsonb_build_object('id', id, 'content_type', content_type, 'byte_size', byte_size) ORDER BY position) FROM img)
           FROM users u WHERE u.id = ${userId}
@@ -71,25 +75,14 @@ export function recognitionRepository(sql: Sql) {
           INSERT INTO job_images (id, ${tx(kind === 'dish' ? 'dish_job_id' : 'product_job_id')}, position, content_type, byte_size, data)
           SELECT img.id, job.id, img.position, img.content_type, img.byte_size, img.data FROM img, job
         )
-        SELECT id, plan FROM job`;
-      if (!job) throw new Error(`no user ${userId} to submit a job for`);
-      return job;
-    },
-
-    /** Jobs that will be taken before this one (paid first), and an estimate from recent processing times. */
-    async queueEstimate(kind: RecognitionKind, jobId: string, workers: number) {
-      const table = sql(TABLE[kind]);
-      const [row] = await sql<{ ahead: number; avg_seconds: number | null }[]>`
-        WITH me AS (SELECT plan, created_at FROM ${table} WHERE id = ${jobId})
-        SELECT (SELECT count(*)::int FROM ${table} j, me
-                WHERE j.status = 'queued' AND j.id <> ${jobId}
-                  AND (j.plan = 'paid' AND me.plan = 'free' OR (j.plan = me.plan AND j.created_at <= me.created_at))) AS ahead,
+        SELECT job.id, job.plan, pg_notify(${SUBMITTED_CHANNEL}, ${kind}),
+               (SELECT count(*)::int FROM ${table} q WHERE q.status = 'queued' AND (q.plan = 'paid' OR job.plan = 'free')) AS ahead,
                (SELECT avg(extract(epoch FROM finished_at - started_at))::float8 FROM (
                   SELECT finished_at, started_at FROM ${table}
-                  WHERE status = 'done' AND started_at IS NOT NULL ORDER BY finished_at DESC NULLS LAST LIMIT 50) recent) AS avg_seconds`;
-      const perJob = row?.avg_seconds ?? 5;
-      const ahead = row?.ahead ?? 0;
-      return { queuePosition: ahead, estimatedSeconds: Math.ceil(((ahead + 1) * perJob) / Math.max(1, workers)) };
+                  WHERE status = 'done' AND started_at IS NOT NULL ORDER BY finished_at DESC NULLS LAST LIMIT 50) recent) AS avg_seconds
+        FROM job`;
+      if (!job) throw new Error(`no user ${userId} to submit a job for`);
+      return { id: job.id, plan: job.plan, ahead: job.ahead, avgSeconds: job.avg_seconds };
     },
 
     async get(kind: RecognitionKind, userId: string, jobId: string): Promise<JobRow | null> {

@@ -4,7 +4,7 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import { enqueueRecognition, type RecognitionKind } from '@nutrition/db/queue';
 import { pantryRepository, recognitionRepository, type JobRow, type UploadedImage } from '@nutrition/db/repositories';
-import { isValidDate, todayUtc } from '@nutrition/domain';
+import { estimatedSeconds, isValidDate, todayUtc } from '@nutrition/domain';
 import { Cursor, errors, IdParams, Limit, Nullable, Page } from '../../schemas.ts';
 import { conflict, notFound, validationFailed } from '../../errors.ts';
 import { decodeCursor, encodeCursor, isUuid } from '../../cursor.ts';
@@ -33,14 +33,18 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config; limits: RateLimit
   app.addHook('onRequest', app.authenticate);
 
   async function submit(kind: RecognitionKind, userId: string, images: UploadedImage[], fields: Parameters<typeof jobs.create>[3]) {
-    const jobId = await app.sql.begin(async (tx) => {
-      const job = await jobs.create(tx, kind, userId, fields, images);
-      await enqueueRecognition(app.boss, tx, kind, job.plan, job.id);
-      return job.id;
+    const job = await app.sql.begin(async (tx) => {
+      const created = await jobs.create(tx, kind, userId, fields, images);
+      await enqueueRecognition(app.boss, tx, kind, created.plan, created.id);
+      return created;
     });
     const workers = kind === 'dish' ? config.DISH_WORKER_CAPACITY : config.PRODUCT_WORKER_CAPACITY;
-    const estimate = await jobs.queueEstimate(kind, jobId, workers);
-    return { job_id: jobId, status: 'queued' as const, queue_position: estimate.queuePosition, estimated_seconds: estimate.estimatedSeconds };
+    return {
+      job_id: job.id,
+      status: 'queued' as const,
+      queue_position: job.ahead,
+      estimated_seconds: estimatedSeconds(job.ahead, job.avgSeconds, workers),
+    };
   }
 
   app.post(
