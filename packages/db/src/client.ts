@@ -10,6 +10,8 @@ export interface DatabaseOptions {
   onnotice?: (notice: postgres.Notice) => void;
   /** Named prepared statements (default true); search turns them off so every run gets a custom plan. */
   prepare?: boolean;
+  /** false: commits return before the WAL is on disk (for writes that are redone if lost; see the workers). */
+  synchronousCommit?: boolean;
 }
 
 /**
@@ -21,7 +23,10 @@ export function createDatabase(url: string, options: DatabaseOptions = {}) {
   const sql = postgres(url, {
     max: options.max ?? 10,
     prepare: options.prepare ?? true,
-    connection: { application_name: options.applicationName ?? 'nutrition' },
+    connection: {
+      application_name: options.applicationName ?? 'nutrition',
+      ...(options.synchronousCommit === false ? { synchronous_commit: 'off' } : {}),
+    },
     onnotice: options.onnotice ?? (() => {}),
     types: {
       calendarDate: { to: 1082, from: [1082], serialize: (x: string) => x, parse: (x: string) => x },

@@ -34,7 +34,7 @@ export const HEARTBEAT_SECONDS = 10;
 export const RETRY_LIMIT = 2;
 export const EXPIRE_SECONDS = 600;
 
-export function createBoss(url: string, options: { supervise: boolean; max?: number; intervalSeconds?: number }) {
+export function createBoss(url: string, options: { supervise: boolean; max?: number; intervalSeconds?: number; synchronousCommit?: boolean }) {
   const interval = options.intervalSeconds ?? 2;
   return new PgBoss({
     connectionString: url,
@@ -45,6 +45,7 @@ export function createBoss(url: string, options: { supervise: boolean; max?: num
     schedule: false,
     superviseIntervalSeconds: interval,
     monitorIntervalSeconds: interval,
+    ...(options.synchronousCommit === false ? { options: '-c synchronous_commit=off' } : {}),
   });
 }
 

@@ -56,8 +56,15 @@ export type JobHandler = (data: RecognitionJobData, signal: AbortSignal) => Prom
  */
 export async function runWorker(kind: RecognitionKind, makeHandler: (sql: Sql, log: pino.Logger) => JobHandler, settings = workerSettings()) {
   const log = pino({ name: `${kind}-worker`, level: settings.logLevel });
-  const { sql, close } = createDatabase(settings.databaseUrl, { max: settings.concurrency + 2, applicationName: `nutrition-${kind}-worker` });
-  const boss = createBoss(settings.databaseUrl, { supervise: true, intervalSeconds: settings.superviseSeconds });
+  // A worker's commits do not wait for the disk. What a database crash could take back (the last fraction of a
+  // second of job states, queue completions, stub dishes) is redone: pg-boss hands the job out again and a job still
+  // `processing` starts over. Submissions, in the API, stay synchronous.
+  const { sql, close } = createDatabase(settings.databaseUrl, {
+    max: settings.concurrency + 2,
+    applicationName: `nutrition-${kind}-worker`,
+    synchronousCommit: false,
+  });
+  const boss = createBoss(settings.databaseUrl, { supervise: true, intervalSeconds: settings.superviseSeconds, synchronousCommit: false });
   boss.on('error', (err) => log.error({ err }, 'queue error'));
   await boss.start();
   await ensureQueues(boss);
