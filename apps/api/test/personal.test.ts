@@ -4,6 +4,8 @@ import { as, assertError, buildTestApp, login } from './helpers.ts';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 
+const RFC3339_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
 t.test('personal data', async (t) => {
   const { app, sql, url, adminUrl } = await buildTestApp(t);
   const alice = await login(app, 'alice');
@@ -218,6 +220,16 @@ t.test('personal data', async (t) => {
     const list = (await a({ method: 'GET', url: '/user-products?limit=100' })).json().items;
     const expiries = list.map((i: { expires_at: string }) => i.expires_at);
     t.same(expiries, [...expiries].sort(), 'sorted by expires_at');
+    t.ok(list.every((i: { expires_at: string; added_at: string }) => RFC3339_UTC.test(i.expires_at) && RFC3339_UTC.test(i.added_at)), 'RFC 3339 in UTC');
+    t.ok(list.length >= 3, `${list.length} items to page through`);
+    const pages = [];
+    for (let cursor: string | null = null, n = 0; n === 0 || cursor; n++) {
+      const page = await a({ method: 'GET', url: `/user-products?limit=2${cursor ? `&cursor=${cursor}` : ''}` });
+      t.equal(page.statusCode, 200, `page ${n + 1}`);
+      pages.push(...page.json().items);
+      cursor = page.json().next_cursor;
+    }
+    t.same(pages.map((i: { id: string }) => i.id), list.map((i: { id: string }) => i.id), 'pages of two give the same list');
     const expiring = (await a({ method: 'GET', url: '/user-products?expiring_within_days=2' })).json().items;
     t.ok(expiring.some((i: { id: string }) => i.id === soon.id));
     t.ok(expiring.every((i: { days_left: number }) => i.days_left <= 2));

@@ -16,7 +16,7 @@ export interface DatabaseOptions {
 
 /**
  * One postgres.js pool and the Drizzle instance on top of it. `date` values stay `YYYY-MM-DD` strings and `numeric`
- * values become numbers, so raw SQL and Drizzle queries hand back the same shapes the API sends.
+ * values become numbers, timestamps Dates, so raw SQL hands back the shapes the API sends.
  * With custom types `sql.json()` loses its serializer: send JSON as text with a `::jsonb` cast instead.
  */
 export function createDatabase(url: string, options: DatabaseOptions = {}) {
@@ -34,6 +34,11 @@ export function createDatabase(url: string, options: DatabaseOptions = {}) {
     },
   });
   const db = drizzle(sql, { schema, casing: 'snake_case' });
+  // drizzle-orm turns postgres.js's timestamp parsing off, leaving PostgreSQL's text ('2026-11-22 10:15:00.123456+00'),
+  // which is not the contract's format. Raw queries read timestamptz as Dates again, sent as RFC 3339 in UTC, and
+  // take Dates as parameters (text passes as it is, microseconds and all).
+  sql.options.parsers[1184] = (x: string) => new Date(x);
+  sql.options.serializers[1184] = (x: Date | string) => (x instanceof Date ? x.toISOString() : x);
   return { sql, db, close: () => sql.end({ timeout: 5 }) };
 }
 

@@ -13,8 +13,12 @@ export interface PantryItemRow {
   days_left: number;
 }
 
-/** Expiry is derived, never stored: added_at + storage_days calendar days, counted in UTC whatever the session zone. */
-const EXPIRES_AT = (sql: Queryable) => sql`((u.added_at AT TIME ZONE 'UTC') + make_interval(days => u.storage_days)) AT TIME ZONE 'UTC'`;
+/**
+ * Expiry is derived, never stored: added_at + storage_days calendar days, counted in UTC whatever the session zone.
+ * In milliseconds, as the API sends it, so the keyset cursor compares exactly what the client saw.
+ */
+const EXPIRES_AT = (sql: Queryable) =>
+  sql`date_trunc('milliseconds', ((u.added_at AT TIME ZONE 'UTC') + make_interval(days => u.storage_days)) AT TIME ZONE 'UTC')`;
 
 const ITEM = (sql: Queryable, language: string) => sql`
   u.id, u.product_id, COALESCE(u.name, pl.name, pe.name, p.canonical_name) AS name, u.quantity::float8 AS quantity,
