@@ -39,7 +39,8 @@ async function measure(server: Proc, url: string, token: string, ids: string[], 
  * own commit), against bare node:http writing each notification to its socket.
  */
 export async function sseBench(databaseUrl: string, streams: number): Promise<Row[]> {
-  const { sql, close } = createDatabase(databaseUrl, { max: WRITERS });
+  // The writers commit as the workers do (synchronous_commit off; see the worker runtime).
+  const { sql, close } = createDatabase(databaseUrl, { max: WRITERS, synchronousCommit: false });
   const api = await startProcess(`${root}apps/api/src/main.ts`, { DATABASE_URL: databaseUrl, RATE_LIMIT_PER_MINUTE: '100000000' }, '/health');
   const bare = await startProcess(`${root}bench/sse-bare.ts`, { DATABASE_URL: databaseUrl }, /bare ready/);
   try {

@@ -49,10 +49,11 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply) {
   request.raw.on('close', () => close());
 
   return {
-    send(event: string, data: unknown) {
+    /** `json` is one line of JSON text. */
+    send(event: string, json: string) {
       if (closed) return;
       sequence++;
-      res.write(`event: ${event}\nid: ${sequence}\ndata: ${JSON.stringify(data)}\n\n`);
+      res.write(`event: ${event}\nid: ${sequence}\ndata: ${json}\n\n`);
     },
     onClose(cleanup: () => void) {
       if (closed) cleanup();

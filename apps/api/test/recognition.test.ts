@@ -1,6 +1,8 @@
 import t from 'tap';
 import { as, assertError, buildTestApp, login } from './helpers.ts';
-import { fakeJpeg, imageJson } from './processes.ts';
+import type { AddressInfo } from 'node:net';
+import { recognitionRepository } from '@nutrition/db/repositories';
+import { fakeJpeg, imageJson, readStream } from './processes.ts';
 
 t.test('submissions: types by magic bytes, sizes, counts, both body forms', async (t) => {
   const { app, sql } = await buildTestApp(t);
@@ -66,4 +68,32 @@ t.test('submissions: types by magic bytes, sizes, counts, both body forms', asyn
   const linked = await a({ method: 'POST', url: '/diary', payload: { date: '2026-11-22', meal_type: 'lunch', name: 'Borscht', job_id: second.job_id } });
   t.equal(linked.statusCode, 201);
   t.same((await a({ method: 'GET', url: '/ai/jobs' })).json().items.map((j: { id: string }) => j.id), [json.json().job_id], 'a linked job leaves /ai/jobs');
+});
+
+t.test('a stream sends each state as a read gives it, whether the notification carries the job or is too large to', async (t) => {
+  const { app, sql } = await buildTestApp(t);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const session = await login(app, 'streamer');
+  const job = (await as(app, session)({ method: 'POST', url: '/ai/recognize-receipt', payload: { images: [imageJson(fakeJpeg(3))] } })).json();
+  const stream = readStream(`${url}/ai/product-jobs/${job.job_id}/stream`, session.access_token, 10_000);
+  while (app.jobEvents.size === 0) await new Promise((r) => setTimeout(r, 10));
+  const read = async () => JSON.parse(JSON.stringify(await recognitionRepository(app.sql).byId('product', job.job_id)));
+
+  await sql`UPDATE product_recognition_jobs SET status = 'processing', updated_at = now() WHERE id = ${job.job_id}`;
+  const processing = await read();
+  // Far beyond the 8,000 bytes a notification holds: the hub reads this one back.
+  const items = Array.from({ length: 200 }, (_, i) => ({ name: `Receipt line number ${i}`, product_id: null, quantity: 1, unit_code: 'piece', storage_days: 7, confidence: 0.5, price: 1.5 }));
+  await sql`UPDATE product_recognition_jobs SET status = 'done', result = ${sql.json({ items, model: 'test' })},
+            finished_at = now(), updated_at = now() WHERE id = ${job.job_id}`;
+  const done = await read();
+
+  const { events } = await stream;
+  t.same(events.map((e) => e.data.status), ['queued', 'processing', 'done']);
+  t.same(events[1]!.data, processing, 'carried by the notification: the same JSON as a read');
+  t.same(events[2]!.data, done, 'too large to carry: read back whole');
+  t.equal(events[2]!.data.result.items.length, 200);
+  for (const event of events) t.match(event.data.updated_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/, 'RFC 3339 in UTC');
+  const listed = (await as(app, session)({ method: 'GET', url: '/ai/product-jobs' })).json().items[0];
+  t.same(listed, done, 'the same job from the list');
 });

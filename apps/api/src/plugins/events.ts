@@ -3,7 +3,16 @@ import type { FastifyInstance } from 'fastify';
 import type { RecognitionKind } from '@nutrition/db/queue';
 import { recognitionRepository, type JobRow } from '@nutrition/db/repositories';
 
-type Listener = (job: JobRow) => void;
+/** A job's status, when it last changed (epoch milliseconds), and the JSON its streams send. */
+export interface JobState {
+  status: JobRow['status'];
+  updatedAt: number;
+  json: string;
+}
+
+export const jobState = (row: JobRow): JobState => ({ status: row.status, updatedAt: row.updated_at.getTime(), json: JSON.stringify(row) });
+
+type Listener = (job: JobState) => void;
 
 export interface JobEvents {
   /** Calls `listener` with the job's row after each status change, until the returned function is called. */
@@ -24,40 +33,49 @@ const CHANNELS: Record<RecognitionKind, string> = { dish: 'dish_job_status', pro
 const BATCH = 1000;
 
 /**
- * The SSE hub: a trigger NOTIFYs on every job status change; this process listens on its one LISTEN connection and
- * fans each watched job's new row out to every stream watching it. Notifications are collected while a read is in
- * flight and read together in the next one (one read at a time per kind, so rows are delivered in order). After a
- * reconnect it re-reads every watched job, since notifications sent while disconnected are lost.
+ * The SSE hub: a trigger NOTIFYs on every job status change with the job's JSON as streams send it; this process
+ * listens on its one LISTEN connection and hands that text, unparsed, to every stream watching the job. A job too large for a
+ * notification arrives as its id alone and is read back, together with the others that arrive while a read is in
+ * flight (one read at a time per kind, and every delivery of a kind goes through the same queue, so each stream sees
+ * a job's states in order). After a reconnect it re-reads every watched job, since notifications sent while
+ * disconnected are lost.
  */
 export default fp(
   async (app: FastifyInstance) => {
     const jobs = recognitionRepository(app.sql);
     const watchers = new Map<string, { kind: RecognitionKind; listeners: Set<Listener> }>();
-    const pending = { dish: new Set<string>(), product: new Set<string>() };
+    // job id -> its new state, or null when it must be read
+    const pending = { dish: new Map<string, JobState | null>(), product: new Map<string, JobState | null>() };
     const reading = { dish: false, product: false };
 
+    const fanOut = (jobId: string, state: JobState) => {
+      const entry = watchers.get(jobId);
+      if (entry) for (const listener of [...entry.listeners]) listener(state);
+    };
     const flush = async (kind: RecognitionKind) => {
       if (reading[kind]) return;
       reading[kind] = true;
       try {
         while (pending[kind].size > 0) {
-          const ids = [...pending[kind]].slice(0, BATCH);
-          for (const id of ids) pending[kind].delete(id);
+          const toRead: string[] = [];
+          for (const [id, state] of pending[kind]) {
+            pending[kind].delete(id);
+            if (state) fanOut(id, state);
+            else if (toRead.push(id) === BATCH) break;
+          }
+          if (toRead.length === 0) continue;
           try {
-            for (const row of await jobs.byIds(kind, ids)) {
-              const entry = watchers.get(row.id);
-              if (entry) for (const listener of [...entry.listeners]) listener(row);
-            }
+            for (const row of await jobs.byIds(kind, toRead)) fanOut(row.id, jobState(row));
           } catch (err) {
-            app.log.error({ err, jobs: ids.length }, 'could not read jobs for their streams');
+            app.log.error({ err, jobs: toRead.length }, 'could not read jobs for their streams');
           }
         }
       } finally {
         reading[kind] = false;
       }
     };
-    const deliver = (kind: RecognitionKind, jobId: string) => {
-      pending[kind].add(jobId);
+    const deliver = (kind: RecognitionKind, jobId: string, state: JobState | null) => {
+      pending[kind].set(jobId, state);
       void flush(kind);
     };
 
@@ -66,11 +84,19 @@ export default fp(
       await app.notifications.subscribe(
         CHANNELS[kind],
         (payload) => {
-          const { id } = JSON.parse(payload) as { id: string };
-          if (watchers.has(id)) deliver(kind, id);
+          // '<id> <status> <updated_at ms> <job JSON>', without the JSON when the job was too large (migration 0007)
+          const id = payload.slice(0, 36);
+          if (!watchers.has(id)) return;
+          const statusEnd = payload.indexOf(' ', 37);
+          const timeEnd = payload.indexOf(' ', statusEnd + 1);
+          deliver(kind, id, timeEnd < 0 ? null : {
+            status: payload.slice(37, statusEnd) as JobState['status'],
+            updatedAt: Number(payload.slice(statusEnd + 1, timeEnd)),
+            json: payload.slice(timeEnd + 1),
+          });
         },
         () => {
-          if (connectedBefore) for (const [id, entry] of watchers) if (entry.kind === kind) deliver(kind, id);
+          if (connectedBefore) for (const [id, entry] of watchers) if (entry.kind === kind) deliver(kind, id, null);
           connectedBefore = true;
         },
       );

@@ -9,6 +9,7 @@ import { Cursor, errors, IdParams, Limit, Nullable, Page } from '../../schemas.t
 import { conflict, notFound, validationFailed } from '../../errors.ts';
 import { decodeCursor, encodeCursor, isUuid } from '../../cursor.ts';
 import { openEventStream } from '../../sse.ts';
+import { jobState, type JobState } from '../../plugins/events.ts';
 import { fingerprint, idempotent } from '../../idempotency.ts';
 import type { Config } from '../../config.ts';
 import { modelRateLimit, type RateLimits } from '../../plugins/rate-limit.ts';
@@ -122,19 +123,20 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config; limits: RateLimit
     const job = await findJob(kind, request.user.id, request.params.id);
     const events = openEventStream(request, reply);
     let last = '';
-    const send = (row: JobRow) => {
-      const key = `${row.status}|${new Date(row.updated_at).toISOString()}`;
+    const send = (state: JobState) => {
+      // The same state can come both from a read and from its notification.
+      const key = `${state.status}|${state.updatedAt}`;
       if (key === last) return;
       last = key;
-      events.send('status', row);
-      if (TERMINAL.has(row.status)) events.close();
+      events.send('status', state.json);
+      if (TERMINAL.has(state.status)) events.close();
     };
     events.onClose(app.jobEvents.watch(kind, job.id, send));
     // Re-read after subscribing: a change between the first read and the subscription is not lost.
-    send(job);
+    send(jobState(job));
     if (!events.closed) {
       const fresh = await jobs.byId(kind, job.id);
-      if (fresh) send(fresh);
+      if (fresh) send(jobState(fresh));
     }
   };
 
