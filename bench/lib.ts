@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@nutrition/db';
@@ -100,6 +101,25 @@ export async function json(url: string, init: RequestInit & { token?: string; bo
   });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 1 });
+
+/**
+ * A GET over one kept-alive node:http socket: for timing requests one at a time. fetch() adds 0.2-0.5 ms of its own
+ * per request here (hello-world: 0.82 against 0.60 ms at p50), which is the client's cost, not the service's.
+ */
+export function timedGet(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { agent: keepAlive, headers }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : null }));
+      })
+      .on('error', reject);
+  });
 }
 
 export async function login(url: string, subject: string): Promise<string> {

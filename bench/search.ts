@@ -1,6 +1,6 @@
 import { createDatabase } from '@nutrition/db';
 import { catalogRepository } from '@nutrition/db/repositories';
-import { json, login, maxRow, percentile, root, startProcess, type Row } from './lib.ts';
+import { login, maxRow, percentile, root, startProcess, timedGet, type Row } from './lib.ts';
 
 /** A word with one letter dropped, swapped or doubled: what people type on phones. */
 function typo(word: string, n: number): string {
@@ -20,6 +20,7 @@ export async function searchBench(databaseUrl: string, queries: number): Promise
   const { sql, close } = createDatabase(databaseUrl, { max: 2 });
   const { sql: searchSql, close: closeSearch } = createDatabase(databaseUrl, { max: 2, prepare: false });
   const api = await startProcess(`${root}apps/api/src/main.ts`, { DATABASE_URL: databaseUrl, RATE_LIMIT_PER_MINUTE: '100000000' }, '/health');
+  const hello = await startProcess(`${root}bench/hello.ts`, {}, /hello ready/);
   try {
     const words = (await sql<{ word: string }[]>`SELECT word FROM search_words WHERE length(word) >= 5 ORDER BY word LIMIT 400`).map((w) => w.word);
     const barcodes = (await sql<{ barcode: string }[]>`SELECT barcode FROM products WHERE source = 'off' ORDER BY id LIMIT 50`).map((b) => b.barcode);
@@ -53,10 +54,18 @@ export async function searchBench(databaseUrl: string, queries: number): Promise
       else await repo.searchProducts({ q, language: lang, limit: 21 });
       sqlMs.push(performance.now() - t0);
       const t1 = performance.now();
-      const res = await json(isBarcode ? `${api.url}/products/barcode/${q}` : `${api.url}/products/search?q=${encodeURIComponent(q)}`, { token, headers: { 'accept-language': lang } });
+      const res = await timedGet(isBarcode ? `${api.url}/products/barcode/${q}` : `${api.url}/products/search?q=${encodeURIComponent(q)}`, { authorization: `Bearer ${token}`, 'accept-language': lang });
       httpMs.push(performance.now() - t1);
       if (kind === 'typo' && (res.status !== 200 || res.body.items.length === 0)) typoMisses++;
     }
+    // The transport floor: the same client against a hello-world server, one request at a time.
+    const floorMs: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const t0 = performance.now();
+      await timedGet(`${hello.url}/`);
+      floorMs.push(performance.now() - t0);
+    }
+    process.stderr.write(` [hello-world round trip p50 ${percentile(floorMs, 50).toFixed(2)} ms]`);
     const sqlP50 = percentile(sqlMs, 50);
     const httpP50 = percentile(httpMs, 50);
     return [
@@ -66,6 +75,7 @@ export async function searchBench(databaseUrl: string, queries: number): Promise
       { ...maxRow('search', `typos without a hit (of ${typos})`, typoMisses, 'queries', Math.round(typos / 10)) },
     ];
   } finally {
+    await hello.stop();
     await api.stop();
     await close();
     await closeSearch();
