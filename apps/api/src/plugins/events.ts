@@ -10,12 +10,16 @@ export interface JobState {
   json: string;
 }
 
-export const jobState = (row: JobRow): JobState => ({ status: row.status, updatedAt: row.updated_at.getTime(), json: JSON.stringify(row) });
+export const jobState = (row: JobRow): JobState => ({
+  status: row.status,
+  updatedAt: row.updated_at.getTime(),
+  json: JSON.stringify(row),
+});
 
 type Listener = (job: JobState) => void;
 
 export interface JobEvents {
-  /** Calls `listener` with the job's row after each status change, until the returned function is called. */
+  /** Calls `listener` with the job's state after each status change, until the returned function is called. */
   watch(kind: RecognitionKind, jobId: string, listener: Listener): () => void;
   /** Open watches, for metrics. */
   readonly size: number;
@@ -34,11 +38,11 @@ const BATCH = 1000;
 
 /**
  * The SSE hub: a trigger NOTIFYs on every job status change with the job's JSON as streams send it; this process
- * listens on its one LISTEN connection and hands that text, unparsed, to every stream watching the job. A job too large for a
- * notification arrives as its id alone and is read back, together with the others that arrive while a read is in
- * flight (one read at a time per kind, and every delivery of a kind goes through the same queue, so each stream sees
- * a job's states in order). After a reconnect it re-reads every watched job, since notifications sent while
- * disconnected are lost.
+ * listens on its one LISTEN connection and hands that text, unparsed, to every stream watching the job. A job too
+ * large for a notification arrives without its JSON and is read back, together with the others that arrive while a
+ * read is in flight (one read at a time per kind, and every delivery of a kind goes through the same queue, so each
+ * stream sees a job's states in order). After a reconnect it re-reads every watched job, since notifications sent
+ * while disconnected are lost.
  */
 export default fp(
   async (app: FastifyInstance) => {
