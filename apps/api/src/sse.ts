@@ -46,6 +46,9 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply) {
   };
   const shutdown = () => close('retry: 1000\n: server shutting down, reconnect\n\n');
   open.add(shutdown);
+  // A stream whose request was still in hand when shutdown closed the others is told too, once the caller has sent
+  // what it sends first.
+  if (request.server.draining) queueMicrotask(shutdown);
   request.raw.on('close', () => close());
 
   return {

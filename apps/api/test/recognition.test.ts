@@ -97,3 +97,16 @@ t.test('a stream sends each state as a read gives it, whether the notification c
   const listed = (await as(app, session)({ method: 'GET', url: '/ai/product-jobs' })).json().items[0];
   t.same(listed, done, 'the same job from the list');
 });
+
+t.test('a stream opened while the process drains gets its first event, then is told to reconnect', async (t) => {
+  const { app } = await buildTestApp(t);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const session = await login(app, 'late');
+  const job = (await as(app, session)({ method: 'POST', url: '/ai/recognize-dish', payload: { image: imageJson(fakeJpeg(4)) } })).json();
+  // As after SIGTERM, once the streams open until then have been closed.
+  app.draining = true;
+  const { events, comments } = await readStream(`${url}/ai/jobs/${job.job_id}/stream`, session.access_token, 5_000);
+  t.same(events.map((e) => e.data.status), ['queued']);
+  t.ok(comments.includes('server shutting down, reconnect'), 'ended with the reconnect comment');
+});
