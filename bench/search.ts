@@ -18,7 +18,9 @@ function typo(word: string, n: number): string {
  */
 export async function searchBench(databaseUrl: string, queries: number): Promise<Row[]> {
   const { sql, close } = createDatabase(databaseUrl, { max: 2 });
+  // The API's pools: unprepared statements for dish search, generic plans for product search.
   const { sql: searchSql, close: closeSearch } = createDatabase(databaseUrl, { max: 2, prepare: false });
+  const { sql: productSearchSql, close: closeProductSearch } = createDatabase(databaseUrl, { max: 2, genericPlans: true });
   const api = await startProcess(`${root}apps/api/src/main.ts`, { DATABASE_URL: databaseUrl, RATE_LIMIT_PER_MINUTE: '100000000' }, '/health');
   const hello = await startProcess(`${root}bench/hello.ts`, {}, /hello ready/);
   try {
@@ -42,7 +44,7 @@ export async function searchBench(databaseUrl: string, queries: number): Promise
     }
     for (let i = 0; i < share(50); i++) mix.push({ q: barcodes[i % barcodes.length]!, kind: 'barcode', lang: 'en' });
 
-    const repo = catalogRepository(sql, searchSql);
+    const repo = catalogRepository(sql, searchSql, productSearchSql);
     const sqlMs: number[] = [];
     const httpMs: number[] = [];
     let typoMisses = 0;
@@ -79,5 +81,6 @@ export async function searchBench(databaseUrl: string, queries: number): Promise
     await api.stop();
     await close();
     await closeSearch();
+    await closeProductSearch();
   }
 }

@@ -12,6 +12,11 @@ export interface DatabaseOptions {
   prepare?: boolean;
   /** false: commits return before the WAL is on disk (for writes that are redone if lost; see the workers). */
   synchronousCommit?: boolean;
+  /**
+   * true: prepared statements use their generic plan from the first run (`plan_cache_mode`), for statements that plan
+   * the same whatever their parameters and cost more to plan than to run.
+   */
+  genericPlans?: boolean;
 }
 
 /**
@@ -26,6 +31,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}) {
     connection: {
       application_name: options.applicationName ?? 'nutrition',
       ...(options.synchronousCommit === false ? { synchronous_commit: 'off' } : {}),
+      ...(options.genericPlans ? { plan_cache_mode: 'force_generic_plan' } : {}),
     },
     onnotice: options.onnotice ?? (() => {}),
     types: {

@@ -7,6 +7,8 @@ declare module 'fastify' {
     sql: Sql;
     /** Unprepared statements for dish search: a prepared LIKE or trigram query drifts to a generic plan after five runs. */
     searchSql: Sql;
+    /** Generic plans for product search: its index ranges and full text plan the same for any query. */
+    productSearchSql: Sql;
     db: Db;
   }
 }
@@ -16,11 +18,13 @@ export default fp(
   async (app: FastifyInstance, opts: { url: string; poolSize: number }) => {
     const database = createDatabase(opts.url, { max: opts.poolSize, applicationName: 'nutrition-api' });
     const search = createDatabase(opts.url, { max: 4, prepare: false, applicationName: 'nutrition-api-search' });
+    const productSearch = createDatabase(opts.url, { max: 4, genericPlans: true, applicationName: 'nutrition-api-product-search' });
     app.decorate('sql', database.sql);
     app.decorate('searchSql', search.sql);
+    app.decorate('productSearchSql', productSearch.sql);
     app.decorate('db', database.db);
     app.addHook('onClose', async () => {
-      await Promise.all([database.close(), search.close()]);
+      await Promise.all([database.close(), search.close(), productSearch.close()]);
     });
   },
   { name: 'db' },

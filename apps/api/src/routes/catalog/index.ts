@@ -23,7 +23,7 @@ const isKeyset = (v: unknown): v is { score: number; id: string } =>
 
 /** Dishes, recipes and products of the catalog, localised by Accept-Language. */
 const catalog: FastifyPluginAsyncTypebox = async (app) => {
-  const repo = catalogRepository(app.sql, app.searchSql);
+  const repo = catalogRepository(app.sql, app.searchSql, app.productSearchSql);
   app.addHook('onRequest', app.authenticate);
 
   app.get(
