@@ -146,8 +146,9 @@ export async function buildApp(config: Config, options: AppOptions = {}) {
   await app.register(rateLimitPlugin, limits);
   app.decorate('draining', false);
   // While draining, every response closes its connection: a keep-alive client would otherwise hold shutdown open.
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (app.draining) reply.header('connection', 'close');
+    done(null, payload);
   });
   // Open streams are told to reconnect (elsewhere) before the server waits for connections to end.
   app.addHook('preClose', async () => closeAllStreams());

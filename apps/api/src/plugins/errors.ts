@@ -87,8 +87,9 @@ export default fp(
         .send(errorBody(404, 'route_not_found', `Route ${request.method} ${request.url.split('?')[0]} not found`, request.id));
     });
 
-    app.addHook('onRequest', async (request, reply) => {
+    app.addHook('onRequest', (request, reply, done) => {
       reply.header('x-request-id', request.id);
+      done();
     });
   },
   { name: 'errors' },

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { negotiateLanguage } from '@nutrition/domain';
 
 export interface Language {
@@ -36,19 +36,45 @@ export default fp(
     app.decorate('languages', { list, byCode: new Map(list.map((l) => [l.code, l])) });
     app.decorateRequest('language', DEFAULT_LANGUAGE);
 
-    app.addHook('preHandler', async (request, reply) => {
-      let language = negotiateLanguage(request.headers['accept-language'], codes);
-      if (!language && !request.user?.id && request.headers.authorization) {
+    const fallback = codes.includes(DEFAULT_LANGUAGE) ? DEFAULT_LANGUAGE : (codes[0] ?? DEFAULT_LANGUAGE);
+    // Apps send the same few headers over and over: each one is negotiated once (a bounded number of them).
+    const negotiated = new Map<string, string | null>();
+    const fromHeader = (header: string | undefined) => {
+      if (!header) return null;
+      let language = negotiated.get(header);
+      if (language === undefined) {
+        language = negotiateLanguage(header, codes);
+        if (negotiated.size >= 1000) negotiated.clear();
+        negotiated.set(header, language);
+      }
+      return language;
+    };
+    const profileLanguage = async (request: FastifyRequest) => {
+      if (!request.user?.id && request.headers.authorization) {
         // A public route called with a token: the profile language still applies when the token is valid.
         await request.jwtVerify().catch(() => undefined);
       }
-      if (!language && request.user?.id) {
-        const [row] = await app.sql<{ language: string | null }[]>`
-          SELECT preferences->>'language' AS language FROM users WHERE id = ${request.user.id}`;
-        if (row?.language && codes.includes(row.language)) language = row.language;
-      }
-      request.language = language ?? (codes.includes(DEFAULT_LANGUAGE) ? DEFAULT_LANGUAGE : (codes[0] ?? DEFAULT_LANGUAGE));
+      if (!request.user?.id) return null;
+      const [row] = await app.sql<{ language: string | null }[]>`
+        SELECT preferences->>'language' AS language FROM users WHERE id = ${request.user.id}`;
+      return row?.language && codes.includes(row.language) ? row.language : null;
+    };
+    const answer = (request: FastifyRequest, reply: FastifyReply, language: string | null) => {
+      request.language = language ?? fallback;
       reply.header('content-language', request.language);
+    };
+
+    // A callback hook: the usual request names its language in the header and needs no promise.
+    app.addHook('preHandler', (request, reply, done) => {
+      const language = fromHeader(request.headers['accept-language']);
+      if (language || (!request.user?.id && !request.headers.authorization)) {
+        answer(request, reply, language);
+        return done();
+      }
+      profileLanguage(request).then((profiled) => {
+        answer(request, reply, profiled);
+        done();
+      }, done);
     });
   },
   { name: 'i18n', dependencies: ['db', 'auth'] },

@@ -32,10 +32,11 @@ export default fp(
       },
     });
 
-    app.addHook('onResponse', async (request, reply) => {
+    app.addHook('onResponse', (request, reply, done) => {
       const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: String(reply.statusCode) };
       requests.inc(labels);
       duration.observe(labels, reply.elapsedTime / 1000);
+      done();
     });
 
     app.get('/metrics', { schema: { hide: true }, config: { rateLimit: false } }, async (request, reply) => {
