@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifySchemaCompiler, type FastifyServerOptions } from 'fastify';
 import cors from '@fastify/cors';
 import sensible from '@fastify/sensible';
 import { TypeBoxValidatorCompiler, registerAjvFormats, type TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Compile } from 'typebox/compile';
+import type { TSchema } from 'typebox';
 import { splitList, type Config } from './config.ts';
 import { ErrorSchema } from './schemas.ts';
 import { noopVerifier } from './identity/noop.ts';
@@ -97,6 +99,18 @@ export function identityVerifier(config: Config): IdentityVerifier {
   return oidcVerifier(providers);
 }
 
+/**
+ * TypeBox's compiler converts every querystring, params and headers value (strings to numbers and the like) before
+ * checking it, walking the schema on each request. A value that passes as it is (the usual query of strings) is taken
+ * as it is; only one that fails is converted and checked again.
+ */
+const validatorCompiler: FastifySchemaCompiler<TSchema> = (route) => {
+  const convertAndCheck = TypeBoxValidatorCompiler(route);
+  if (route.httpPart === 'body') return convertAndCheck;
+  const check = Compile(route.schema);
+  return (value) => (check.Check(value) ? { value } : convertAndCheck(value));
+};
+
 /** Builds the API without listening: main.ts listens, tests inject. */
 export async function buildApp(config: Config, options: AppOptions = {}) {
   registerAjvFormats();
@@ -115,7 +129,7 @@ export async function buildApp(config: Config, options: AppOptions = {}) {
     routerOptions: { maxParamLength: 500 },
     ajv: { customOptions: { removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
-  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.setValidatorCompiler(validatorCompiler);
   app.addSchema(ErrorSchema);
 
   await app.register(errorsPlugin);

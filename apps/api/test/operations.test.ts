@@ -19,7 +19,14 @@ t.test('rate limits: 429 with Retry-After per user, stricter on model routes, pe
   const model = [];
   for (let i = 0; i < 3; i++) model.push((await b({ method: 'GET', url: '/recommendations?limit=1' })).statusCode);
   t.same(model, [200, 200, 429], 'model-backed routes have a stricter budget');
-  t.equal((await app.inject({ method: 'GET', url: '/health' })).statusCode, 200, 'probes are never limited');
+  const publicRoute = [];
+  for (let i = 0; i < 5; i++) publicRoute.push((await app.inject({ method: 'GET', url: '/languages' })).statusCode);
+  t.equal(publicRoute.at(-1), 429, 'public routes are limited per IP');
+  for (const url of ['/health', '/ready', '/metrics']) {
+    const probes = [];
+    for (let i = 0; i < 6; i++) probes.push((await app.inject({ method: 'GET', url })).statusCode);
+    t.same(probes, Array(6).fill(200), `${url} is never limited`);
+  }
 });
 
 t.test('metrics are scraped after real traffic', async (t) => {

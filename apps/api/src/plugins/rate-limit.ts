@@ -15,7 +15,8 @@ export const modelRateLimit = (limits: RateLimits) => ({ rateLimit: { max: limit
 /**
  * Requests per minute, per user on authenticated routes (counted after authentication, so a forged token cannot
  * spend someone else's budget) and per IP on public ones; model-backed routes have a stricter shared budget.
- * Answers 429 with Retry-After. Health, readiness and metrics are never limited. Counters live in each process.
+ * Answers 429 with Retry-After. Health, readiness and metrics are never limited (their routes opt out with
+ * `config: { rateLimit: false }`). Counters live in each process.
  */
 export default fp(
   async (app: FastifyInstance, limits: RateLimits) => {
@@ -25,7 +26,6 @@ export default fp(
       timeWindow: 60_000,
       max: (request) => (request.user?.id ? limits.perUser : limits.perIp),
       keyGenerator: (request) => (request.user?.id ? `user:${request.user.id}` : `ip:${request.ip}`),
-      allowList: (request) => ['/health', '/ready', '/metrics'].includes(request.url.split('?')[0]!),
       errorResponseBuilder: (_request, context) =>
         new HttpError(429, 'rate_limited', `Too many requests, retry in ${context.after}`),
     });

@@ -18,6 +18,7 @@ const system: FastifyPluginAsyncTypebox<{ version: string }> = async (app, opts)
         security: [],
         response: { 200: Health, 503: Health },
       },
+      config: { rateLimit: false },
     },
     async (_request, reply) => {
       const db = await databaseAnswers(app.sql);
@@ -34,6 +35,7 @@ const system: FastifyPluginAsyncTypebox<{ version: string }> = async (app, opts)
         security: [],
         response: { 200: Type.Object({ status: Type.Literal('ready') }), 503: Type.Object({ status: Type.Literal('not_ready'), reason: Type.String() }) },
       },
+      config: { rateLimit: false },
     },
     async (_request, reply) => {
       if (app.draining) return reply.status(503).send({ status: 'not_ready', reason: 'draining' });
