@@ -10,6 +10,7 @@ const { url, token, ids } = JSON.parse(await new Promise<string>((resolve) => {
   process.stdin.on('end', () => resolve(input));
 })) as { url: string; token: string; ids: string[] };
 
+const DATA = Buffer.from('data:');
 const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 let first = 0;
 const second: Record<string, number> = {};
@@ -17,9 +18,12 @@ let seconds = 0;
 for (const id of ids) {
   http.get(url.replace('{id}', id), { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
     let events = 0;
-    res.setEncoding('utf8');
-    res.on('data', (chunk: string) => {
-      const count = (chunk.match(/^data:/gm) ?? []).length;
+    // Events are counted by their lines starting `data:`, found in the raw bytes: decoding every chunk and matching a
+    // regex made this one process for 10,000 streams pause for garbage collection mid-burst, which the figures then
+    // counted as delivery time.
+    res.on('data', (chunk: Buffer) => {
+      let count = 0;
+      for (let at = chunk.indexOf(DATA); at >= 0; at = chunk.indexOf(DATA, at + DATA.length)) if (at === 0 || chunk[at - 1] === 10) count++;
       for (let i = 0; i < count; i++) {
         events++;
         if (events === 1 && ++first === ids.length) console.log('ready');
