@@ -12,6 +12,7 @@ import { oidcVerifier, wellKnownProviders, type OidcProvider } from './identity/
 import type { IdentityVerifier } from './identity/verifier.ts';
 import errorsPlugin from './plugins/errors.ts';
 import dbPlugin from './plugins/db.ts';
+import profileReadsPlugin from './plugins/profile-reads.ts';
 import notificationsPlugin from './plugins/notifications.ts';
 import authPlugin from './plugins/auth.ts';
 import i18nPlugin from './plugins/i18n.ts';
@@ -144,6 +145,7 @@ export async function buildApp(config: Config, options: AppOptions = {}) {
   });
   await app.register(docsPlugin);
   await app.register(dbPlugin, { url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
+  await app.register(profileReadsPlugin);
   await app.register(notificationsPlugin);
   await app.register(authPlugin, { secret: config.JWT_SECRET });
   await app.register(i18nPlugin);

@@ -97,3 +97,29 @@ t.test('boundaries are inclusive', async (t) => {
     t.equal((await put({ method: 'PUT', url: '/profile', payload })).statusCode, 200, JSON.stringify(payload));
   }
 });
+
+t.test('concurrent reads share statements yet each user gets their own profile, with every write before it', async (t) => {
+  const { app } = await buildTestApp(t);
+  const users = await Promise.all(['c1', 'c2', 'c3', 'c4'].map(async (subject) => ({ subject, get: as(app, await login(app, subject)) })));
+  const date = todayUtc();
+  for (const [i, { get }] of users.entries()) {
+    t.equal((await get({ method: 'PUT', url: '/profile', payload: { name: `user ${i}`, weight_kg: 60 + i } })).statusCode, 200);
+  }
+  for (let round = 0; round < 3; round++) {
+    // Everyone at once, in an order unlike the rows': profile and diary reads of one turn go out as one statement.
+    const order = [2, 0, 3, 1];
+    const answers = await Promise.all(
+      order.flatMap((i) => {
+        const { get } = users[i]!;
+        return [get({ method: 'GET', url: '/profile' }), get({ method: 'GET', url: `/diary?date=${date}` }), get({ method: 'GET', url: '/profile' })];
+      }),
+    );
+    order.forEach((i, n) => {
+      t.match(answers[3 * n]!.json(), { name: `user ${i}`, weight_kg: 60 + i + round });
+      t.equal(answers[3 * n + 1]!.statusCode, 200);
+      t.match(answers[3 * n + 2]!.json(), { name: `user ${i}`, weight_kg: 60 + i + round });
+    });
+    // A write is seen by the very next read, even one batched with other users' reads.
+    await Promise.all(users.map(({ get }, i) => get({ method: 'PUT', url: '/profile', payload: { weight_kg: 61 + i + round } })));
+  }
+});

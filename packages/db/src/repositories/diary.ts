@@ -112,12 +112,6 @@ export function diaryRepository(sql: Sql) {
       return row!;
     },
 
-    /** The calorie target's profile columns and the current diary version: what a kept day needs to be served. */
-    async versionedProfile(userId: string): Promise<VersionedProfile | null> {
-      const [row] = await sql<VersionedProfile[]>`${VERSIONED_PROFILE(sql, userId)}`;
-      return row ?? null;
-    },
-
     async get(tx: Queryable, userId: string, id: string, language: string): Promise<DiaryEntryRow | null> {
       const [row] = await tx<DiaryEntryRow[]>`
         SELECT ${ENTRY(tx, language)} FROM meal_diary e ${ENTRY_JOINS(tx)}

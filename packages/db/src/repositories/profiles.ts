@@ -16,6 +16,9 @@ export interface ProfileRow {
   preferences: Preferences;
 }
 
+/** A profile as stored, with the version of the user's diary (bumped on every change to its entries). */
+export type StoredProfile = ProfileRow & { diary_version: string };
+
 export type ProfilePatch = Partial<Omit<ProfileRow, 'id' | 'email' | 'plan' | 'preferences'>> & {
   preferences?: Preferences;
 };
@@ -23,15 +26,18 @@ export type ProfilePatch = Partial<Omit<ProfileRow, 'id' | 'email' | 'plan' | 'p
 const PROFILE_COLUMNS = ['name', 'date_of_birth', 'sex', 'height_cm', 'weight_kg', 'activity_level', 'goal'] as const;
 
 export function profileRepository(sql: Sql) {
-  const select = (db: Sql, userId: string) => db<ProfileRow[]>`
-    SELECT id, email, name, date_of_birth, sex, height_cm::float8 AS height_cm, weight_kg::float8 AS weight_kg,
-           activity_level, goal, plan, preferences
-    FROM users WHERE id = ${userId}`;
-
   return {
-    async get(userId: string): Promise<ProfileRow | null> {
-      const [row] = await select(sql, userId);
+    async get(userId: string): Promise<StoredProfile | null> {
+      const [row] = await this.getMany([userId]);
       return row ?? null;
+    },
+
+    /** Several users' profiles in one statement (the API batches concurrent requests' reads into it). */
+    async getMany(userIds: readonly string[]): Promise<StoredProfile[]> {
+      return sql<StoredProfile[]>`
+        SELECT id, email, name, date_of_birth, sex, height_cm::float8 AS height_cm, weight_kg::float8 AS weight_kg,
+               activity_level, goal, plan, preferences, diary_version::text AS diary_version
+        FROM users WHERE id = ANY(${userIds as string[]}::uuid[])`;
     },
 
     /** Codes among `codes` that the reference table does not have. */

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { diaryRepository, energyInputs } from '@nutrition/db/repositories';
+import { diaryRepository, energyInputs, type VersionedProfile } from '@nutrition/db/repositories';
 import { energyProfile, isValidDate, todayUtc } from '@nutrition/domain';
 import { errors, IdParams, Nullable } from '../../schemas.ts';
 import { notFound, validationFailed } from '../../errors.ts';
@@ -20,7 +20,8 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
     if (!isValidDate(date)) throw validationFailed(path, 'is not a calendar date');
   };
 
-  // A day read again (the app's home screen) is served from memory after one profile-sized round trip.
+  // A day read again (the app's home screen) is served from memory after one profile read (shared with the other
+  // requests of the same turn; see plugins/profile-reads.ts).
   const days = new DayCache(opts.cacheMegabytes * 1024 * 1024, DAY_MAX_AGE_MS);
   await app.notifications.subscribe('catalog_changed', () => days.invalidate(), () => days.invalidate());
 
@@ -34,7 +35,7 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
       const key = `${userId} ${date} ${request.language}`;
       const generation = days.generation;
       const kept = days.get(key);
-      let profile = kept ? await entries.versionedProfile(userId) : null;
+      let profile: VersionedProfile | null = kept ? await app.profileReads.load(userId) : null;
       let day = kept && profile?.diary_version === kept.version ? kept.json : null;
       if (day === null) {
         // Entries and totals come back as JSON text from PostgreSQL and are sent as is (the schema documents them).

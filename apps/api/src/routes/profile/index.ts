@@ -32,7 +32,7 @@ const profile: FastifyPluginAsyncTypebox = async (app) => {
     '/profile',
     { schema: { tags: ['profile'], summary: 'The user profile with derived energy targets', response: { 200: Profile, ...errors(401, 404) } } },
     async (request) => {
-      const row = await profiles.get(request.user.id);
+      const row = await app.profileReads.load(request.user.id);
       if (!row) throw notFound('Profile');
       return present(row, todayUtc());
     },
