@@ -1,3 +1,4 @@
+import type postgres from 'postgres';
 import { PgBoss } from 'pg-boss';
 import type { Queryable } from '../client.ts';
 
@@ -33,6 +34,23 @@ export const QUEUE_SCHEMA = 'pgboss';
 export const HEARTBEAT_SECONDS = 10;
 export const RETRY_LIMIT = 2;
 export const EXPIRE_SECONDS = 600;
+
+/**
+ * pg-boss's per-job statements (send, fetch, touch, complete, fail: each a single statement, given through pg-boss's
+ * per-call `db` option) as named prepared statements on a postgres.js pool or transaction. pg-boss's own pool sends
+ * every statement unnamed, so PostgreSQL plans it again each time: its fetch, insert and complete spent longer in
+ * planning than in running (0.3-0.5 ms against 0.2-0.35 ms a call). Their texts are few (the fetch inlines its
+ * queue name and batch size), so each connection keeps a handful. Supervision and maintenance stay on pg-boss's pool.
+ */
+export function queueDatabase(db: Queryable) {
+  return {
+    executeSql: async (text: string, values: unknown[] = []) => ({
+      // simple: false (untyped, but postgres.js reads it): else a text without parameters (the fetch) goes as a simple
+      // query, never prepared.
+      rows: await db.unsafe(text, values as never[], { prepare: true, simple: false } as postgres.UnsafeQueryOptions),
+    }),
+  };
+}
 
 export function createBoss(url: string, options: { supervise: boolean; max?: number; intervalSeconds?: number; synchronousCommit?: boolean }) {
   const interval = options.intervalSeconds ?? 2;
@@ -85,10 +103,5 @@ export async function setupQueues(url: string): Promise<void> {
  * queue entry commit together or not at all. (The job row's statement NOTIFYs idle workers; see the repository.)
  */
 export async function enqueueRecognition(boss: PgBoss, tx: Queryable, kind: RecognitionKind, plan: Plan, jobId: string) {
-  const db = {
-    executeSql: async (text: string, values?: unknown[]) => ({
-      rows: await tx.unsafe(text, (values ?? []) as never[]),
-    }),
-  };
-  await boss.send(QUEUES[kind][plan], { jobId, kind, plan } satisfies RecognitionJobData, { db });
+  await boss.send(QUEUES[kind][plan], { jobId, kind, plan } satisfies RecognitionJobData, { db: queueDatabase(tx) });
 }

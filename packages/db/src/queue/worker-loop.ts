@@ -1,6 +1,6 @@
 import type { Job, PgBoss } from 'pg-boss';
 import type { Sql } from '../client.ts';
-import { DEAD_LETTER_QUEUES, HEARTBEAT_SECONDS, QUEUES, SUBMITTED_CHANNEL, type RecognitionJobData, type RecognitionKind } from './queues.ts';
+import { DEAD_LETTER_QUEUES, HEARTBEAT_SECONDS, QUEUES, SUBMITTED_CHANNEL, queueDatabase, type RecognitionJobData, type RecognitionKind } from './queues.ts';
 
 /** What became of a job: stored done or failed, or nothing to do (already finished). */
 export type JobOutcome = 'done' | 'failed' | 'skipped';
@@ -28,6 +28,8 @@ export interface WorkerLoopOptions {
 export function startWorkerLoop(boss: PgBoss, sql: Sql, options: WorkerLoopOptions) {
   const queues = QUEUES[options.kind];
   const deadLetter = DEAD_LETTER_QUEUES[options.kind];
+  // Fetches, heartbeats and completions run on `sql` as prepared statements (see queueDatabase).
+  const db = queueDatabase(sql);
   const inflight = new Map<string, Promise<void>>();
   const controller = new AbortController();
   let running = true;
@@ -42,17 +44,17 @@ export function startWorkerLoop(boss: PgBoss, sql: Sql, options: WorkerLoopOptio
   });
 
   async function run(queue: string, job: Job<RecognitionJobData>) {
-    const heartbeat = setInterval(() => void boss.touch(queue, job).catch(() => {}), (HEARTBEAT_SECONDS * 1000) / 3);
+    const heartbeat = setInterval(() => void boss.touch(queue, job, { db }).catch(() => {}), (HEARTBEAT_SECONDS * 1000) / 3);
     const started = performance.now();
     try {
       let outcome: JobOutcome = 'failed';
       if (queue === deadLetter) await options.giveUp(job.data);
       else outcome = await options.handle(job.data, controller.signal);
-      await boss.complete(queue, job);
+      await boss.complete(queue, job, undefined, { db });
       options.onAttempt?.(job.data, outcome, (performance.now() - started) / 1000);
     } catch (err) {
       options.log.error({ err, jobId: job.data.jobId }, 'job attempt failed; pg-boss will retry it');
-      await boss.fail(queue, job, { message: (err as Error).message }).catch(() => {});
+      await boss.fail(queue, job, { message: (err as Error).message }, { db }).catch(() => {});
       options.onAttempt?.(job.data, 'retried', (performance.now() - started) / 1000);
     } finally {
       clearInterval(heartbeat);
@@ -64,7 +66,7 @@ export function startWorkerLoop(boss: PgBoss, sql: Sql, options: WorkerLoopOptio
     let fetched = 0;
     for (const queue of [queues.paid, queues.free, deadLetter]) {
       if (free <= 0) break;
-      const jobs = await boss.fetch<RecognitionJobData>(queue, { batchSize: free });
+      const jobs = await boss.fetch<RecognitionJobData>(queue, { batchSize: free, db });
       for (const job of jobs) {
         const p = run(queue, job).finally(() => {
           inflight.delete(job.id);

@@ -65,13 +65,21 @@ export async function runWorker(kind: RecognitionKind, makeHandler: (sql: Sql, l
     synchronousCommit: false,
   });
   const boss = createBoss(settings.databaseUrl, { supervise: true, intervalSeconds: settings.superviseSeconds, synchronousCommit: false });
+  // The loop's fetches, heartbeats and completions: pg-boss's statements, prepared and planned once (their plans are
+  // the same index ranges whatever the queue or batch size), beside its own pool for supervision.
+  const queue = createDatabase(settings.databaseUrl, {
+    max: 3,
+    applicationName: `nutrition-${kind}-worker-queue`,
+    synchronousCommit: false,
+    genericPlans: true,
+  });
   boss.on('error', (err) => log.error({ err }, 'queue error'));
   await boss.start();
   await ensureQueues(boss);
   const jobs = recognitionRepository(sql);
 
   const metrics = workerMetrics(sql, kind);
-  const loop = startWorkerLoop(boss, sql, {
+  const loop = startWorkerLoop(boss, queue.sql, {
     kind,
     concurrency: settings.concurrency,
     handle: makeHandler(sql, log),
@@ -122,7 +130,7 @@ export async function runWorker(kind: RecognitionKind, makeHandler: (sql: Sql, l
       await loop.stop(20_000);
       await boss.stop({ graceful: false, close: true });
       health.close();
-      await close();
+      await Promise.all([close(), queue.close()]);
       log.info('stopped');
       process.exit(0);
     })());
