@@ -47,10 +47,16 @@ export function queueDatabase(db: Queryable) {
     executeSql: async (text: string, values: unknown[] = []) => ({
       // simple: false (untyped, but postgres.js reads it): else a text without parameters (the fetch) goes as a simple
       // query, never prepared.
-      rows: await db.unsafe(text, values as never[], { prepare: true, simple: false } as postgres.UnsafeQueryOptions),
+      rows: await db.unsafe(text, values.map(asParameter) as never[], { prepare: true, simple: false } as postgres.UnsafeQueryOptions),
     }),
   };
 }
+
+/** Objects go as JSON text, as node-postgres (pg-boss's own driver) sends them: a failed job's error, for one. */
+const asParameter = (value: unknown) =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date) && !Buffer.isBuffer(value)
+    ? JSON.stringify(value)
+    : value;
 
 export function createBoss(url: string, options: { supervise: boolean; max?: number; intervalSeconds?: number; synchronousCommit?: boolean }) {
   const interval = options.intervalSeconds ?? 2;

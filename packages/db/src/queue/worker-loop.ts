@@ -2,6 +2,8 @@ import type { Job, PgBoss } from 'pg-boss';
 import type { Sql } from '../client.ts';
 import { DEAD_LETTER_QUEUES, HEARTBEAT_SECONDS, QUEUES, SUBMITTED_CHANNEL, queueDatabase, type RecognitionJobData, type RecognitionKind } from './queues.ts';
 
+const DEAD_LETTER_CHECK_MS = 1000;
+
 /** What became of a job: stored done or failed, or nothing to do (already finished). */
 export type JobOutcome = 'done' | 'failed' | 'skipped';
 
@@ -54,18 +56,25 @@ export function startWorkerLoop(boss: PgBoss, sql: Sql, options: WorkerLoopOptio
       options.onAttempt?.(job.data, outcome, (performance.now() - started) / 1000);
     } catch (err) {
       options.log.error({ err, jobId: job.data.jobId }, 'job attempt failed; pg-boss will retry it');
-      await boss.fail(queue, job, { message: (err as Error).message }, { db }).catch(() => {});
+      await boss.fail(queue, job, { message: (err as Error).message }, { db }).catch((failed) => {
+        options.log.error({ err: failed, jobId: job.data.jobId }, 'could not record the failed attempt; it is retried when its heartbeat expires');
+      });
       options.onAttempt?.(job.data, 'retried', (performance.now() - started) / 1000);
     } finally {
       clearInterval(heartbeat);
     }
   }
 
+  // Jobs reach the dead-letter queue only after their retries (minutes apart): looking there once a second is enough,
+  // and spares a fetch per job.
+  let deadLetterCheckedAt = 0;
   async function fetchSome(): Promise<number> {
     let free = options.concurrency - inflight.size;
     let fetched = 0;
-    for (const queue of [queues.paid, queues.free, deadLetter]) {
+    const checkDeadLetter = Date.now() - deadLetterCheckedAt >= DEAD_LETTER_CHECK_MS;
+    for (const queue of checkDeadLetter ? [queues.paid, queues.free, deadLetter] : [queues.paid, queues.free]) {
       if (free <= 0) break;
+      if (queue === deadLetter) deadLetterCheckedAt = Date.now();
       const jobs = await boss.fetch<RecognitionJobData>(queue, { batchSize: free, db });
       for (const job of jobs) {
         const p = run(queue, job).finally(() => {
