@@ -55,9 +55,8 @@ export default fp(
         await request.jwtVerify().catch(() => undefined);
       }
       if (!request.user?.id) return null;
-      const [row] = await app.sql<{ language: string | null }[]>`
-        SELECT preferences->>'language' AS language FROM users WHERE id = ${request.user.id}`;
-      return row?.language && codes.includes(row.language) ? row.language : null;
+      const language = (await app.profileReads.load(request.user.id))?.preferences.language;
+      return language && codes.includes(language) ? language : null;
     };
     const answer = (request: FastifyRequest, reply: FastifyReply, language: string | null) => {
       request.language = language ?? fallback;
@@ -77,5 +76,5 @@ export default fp(
       }, done);
     });
   },
-  { name: 'i18n', dependencies: ['db', 'auth'] },
+  { name: 'i18n', dependencies: ['profile-reads', 'auth'] },
 );
