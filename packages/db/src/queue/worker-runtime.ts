@@ -65,14 +65,9 @@ export async function runWorker(kind: RecognitionKind, makeHandler: (sql: Sql, l
     synchronousCommit: false,
   });
   const boss = createBoss(settings.databaseUrl, { supervise: true, intervalSeconds: settings.superviseSeconds, synchronousCommit: false });
-  // The loop's fetches, heartbeats and completions: pg-boss's statements, prepared and planned once (their plans are
-  // the same index ranges whatever the queue or batch size), beside its own pool for supervision.
-  const queue = createDatabase(settings.databaseUrl, {
-    max: 3,
-    applicationName: `nutrition-${kind}-worker-queue`,
-    synchronousCommit: false,
-    genericPlans: true,
-  });
+  // The loop's fetches, heartbeats and completions: pg-boss's statements, prepared (see queueDatabase), beside
+  // pg-boss's own pool for supervision.
+  const queue = createDatabase(settings.databaseUrl, { max: 3, applicationName: `nutrition-${kind}-worker-queue`, synchronousCommit: false });
   boss.on('error', (err) => log.error({ err }, 'queue error'));
   await boss.start();
   await ensureQueues(boss);
