@@ -2,7 +2,7 @@ import fp from 'fastify-plugin';
 import fastifyJwt from '@fastify/jwt';
 import { createVerifier, TokenError } from 'fast-jwt';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { unauthorized } from '../errors.ts';
+import { unauthorized, type HttpError } from '../errors.ts';
 
 export const ACCESS_TOKEN_SECONDS = 15 * 60;
 
@@ -22,6 +22,11 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** onRequest hook for protected routes: a valid access token of a live session, else 401. */
     authenticate: onRequestHookHandler;
+    /**
+     * Sets `request.user` from a valid access token and returns null, or returns the 401 to answer (the user is set
+     * even for a revoked session: public routes may still use it for the profile language).
+     */
+    identify: (request: FastifyRequest) => HttpError | null;
     /** Marks a session revoked in this process at once (other processes hear the NOTIFY). */
     forgetSession: (sessionId: string) => void;
   }
@@ -37,8 +42,6 @@ export default fp(
     await app.register(fastifyJwt, {
       secret: opts.secret,
       sign: { algorithm: 'HS256', expiresIn: `${ACCESS_TOKEN_SECONDS}s` },
-      verify: { algorithms: ['HS256'] },
-      formatUser: (payload) => ({ id: payload.sub, sid: payload.sid }),
     });
     const verifier = createVerifier({ key: opts.secret, algorithms: ['HS256'] }) as (token: string) => AccessClaims;
     // A token seen before is taken from memory until it expires: the app sends the same token for 15 minutes, and
@@ -86,7 +89,7 @@ export default fp(
     app.addHook('onClose', async () => clearInterval(sweep));
 
     app.decorate('forgetSession', remember);
-    const userOf = (request: FastifyRequest) => {
+    const identify = (request: FastifyRequest) => {
       const header = request.headers.authorization;
       if (!header) return unauthorized('Missing bearer token', 'missing_token');
       if (!/^Bearer [A-Za-z0-9._~+/-]+=*$/.test(header)) return unauthorized('Malformed Authorization header', 'invalid_token');
@@ -103,8 +106,9 @@ export default fp(
       if (revoked.has(sid)) return unauthorized('Session revoked', 'session_revoked');
       return null;
     };
+    app.decorate('identify', identify);
     // A callback hook, not an async one: it runs on every protected request and never waits.
-    app.decorate('authenticate', ((request, _reply, done) => done(userOf(request) ?? undefined)) as onRequestHookHandler);
+    app.decorate('authenticate', ((request, _reply, done) => done(identify(request) ?? undefined)) as onRequestHookHandler);
   },
   { name: 'auth', dependencies: ['db', 'notifications'] },
 );

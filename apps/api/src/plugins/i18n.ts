@@ -50,10 +50,8 @@ export default fp(
       return language;
     };
     const profileLanguage = async (request: FastifyRequest) => {
-      if (!request.user?.id && request.headers.authorization) {
-        // A public route called with a token: the profile language still applies when the token is valid.
-        await request.jwtVerify().catch(() => undefined);
-      }
+      // A public route called with a token: the profile language still applies when the token is valid.
+      if (!request.user?.id) app.identify(request);
       if (!request.user?.id) return null;
       const language = (await app.profileReads.load(request.user.id))?.preferences.language;
       return language && codes.includes(language) ? language : null;
