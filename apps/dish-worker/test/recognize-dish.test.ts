@@ -1,6 +1,5 @@
 import t from 'tap';
-import { createDatabase } from '@nutrition/db';
-import { createTestDatabase } from '@nutrition/db/testing';
+import { openTestDatabase } from '@nutrition/db/testing';
 import { recognitionRepository } from '@nutrition/db/repositories';
 import type { ModelProvider, VisionModel } from '@nutrition/ai';
 import { dishRecognizer } from '../src/recognize-dish.ts';
@@ -19,12 +18,7 @@ const model = {
 } as unknown as ModelProvider;
 
 t.test('a recognised dish: catalog match in one read, or one stub dish per new name even when jobs race', async (t) => {
-  const db = await createTestDatabase();
-  const { sql, close } = createDatabase(db.url, { max: 6 });
-  t.teardown(async () => {
-    await close();
-    await db.drop();
-  });
+  const { sql } = await openTestDatabase(t, { max: 6 });
   const [user] = await sql<{ id: string }[]>`INSERT INTO users (identity_provider, external_subject, email) VALUES ('test', 'worker-test', 'w@example.com') RETURNING id`;
   const jobs = recognitionRepository(sql);
   const submit = () =>

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { startEmbeddedPostgres } from './embedded.ts';
 import { migrate } from './migrate.ts';
-import { createDatabase } from './client.ts';
+import { createDatabase, type DatabaseOptions } from './client.ts';
 import { seed } from './seed/index.ts';
 
 export const TEMPLATE_DATABASE = 'nutrition_template';
@@ -68,4 +68,18 @@ export async function createTestDatabase(): Promise<{ url: string; adminUrl: str
       }
     },
   };
+}
+
+/**
+ * A fresh test database with a pool on it, for a test (tap's `t`) whose teardown closes the pool, then drops the
+ * database.
+ */
+export async function openTestDatabase(t: { teardown: (cleanup: () => Promise<void>) => void }, options: DatabaseOptions = {}) {
+  const db = await createTestDatabase();
+  const database = createDatabase(db.url, options);
+  t.teardown(async () => {
+    await database.close();
+    await db.drop();
+  });
+  return { sql: database.sql, url: db.url };
 }

@@ -1,13 +1,9 @@
 import t from 'tap';
-import { createDatabase } from '../src/client.ts';
-import { createTestDatabase } from '../src/testing.ts';
+import { openTestDatabase } from '../src/testing.ts';
 import { queueDatabase } from '../src/queue/queues.ts';
 
 t.test("pg-boss's per-job statements run prepared, those without parameters too", async (t) => {
-  const db = await createTestDatabase();
-  t.teardown(db.drop);
-  const { sql, close } = createDatabase(db.url, { max: 1 });
-  t.teardown(close);
+  const { sql } = await openTestDatabase(t, { max: 1 });
   const queue = queueDatabase(sql);
   // pg-boss's fetch inlines its queue name and batch size: a text without parameters.
   for (let i = 0; i < 3; i++) t.same((await queue.executeSql(`SELECT code FROM languages WHERE code = 'de'`)).rows, [{ code: 'de' }]);

@@ -1,17 +1,11 @@
 import t from 'tap';
 import { ModelUnavailable } from '@nutrition/ai';
-import { createDatabase } from '../src/client.ts';
-import { createTestDatabase } from '../src/testing.ts';
+import { openTestDatabase } from '../src/testing.ts';
 import { recognitionRepository } from '../src/repositories/recognition.ts';
 import { runRecognitionJob } from '../src/queue/recognition-job.ts';
 
 t.test('every recognition job: photos in order, purged photos, model errors, retries, finished jobs', async (t) => {
-  const db = await createTestDatabase();
-  const { sql, close } = createDatabase(db.url, { max: 2 });
-  t.teardown(async () => {
-    await close();
-    await db.drop();
-  });
+  const { sql } = await openTestDatabase(t, { max: 2 });
   const [user] = await sql<{ id: string }[]>`INSERT INTO users (identity_provider, external_subject) VALUES ('test', 'job-test') RETURNING id`;
   const jobs = recognitionRepository(sql);
   const photo = (n: number) => ({ contentType: 'image/jpeg', data: Buffer.from([0xff, 0xd8, 0xff, n]) });
