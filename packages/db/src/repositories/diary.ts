@@ -1,7 +1,7 @@
 import type { Sql, Queryable } from '../client.ts';
 import type { MEAL_TYPES } from '../schema/columns.ts';
 import { localizedName } from './localized.ts';
-import type { EnergyRow } from './profiles.ts';
+import { STORED_PROFILE, type StoredProfile } from './profiles.ts';
 
 export type MealType = (typeof MEAL_TYPES)[number];
 
@@ -75,17 +75,6 @@ const DISH_BY_NAME = (sql: Queryable, userId: string, name: string) => {
     LIMIT 1`;
 };
 
-export type VersionedProfile = EnergyRow & { diary_version: string };
-
-/**
- * The profile columns the calorie target needs, and the diary version (a trigger bumps it on every change to the
- * user's entries; see migration 0005).
- */
-const VERSIONED_PROFILE = (sql: Queryable, userId: string) => sql`
-  SELECT diary_version::text AS diary_version, date_of_birth, sex, height_cm::float8 AS height_cm,
-         weight_kg::float8 AS weight_kg, activity_level, goal
-  FROM users WHERE id = ${userId}`;
-
 /** Every query is scoped by the owner: another user's id behaves as if it did not exist. */
 export function diaryRepository(sql: Sql) {
   return {
@@ -95,7 +84,7 @@ export function diaryRepository(sql: Sql) {
      * build and serialise again.
      */
     async dayJson(userId: string, date: string, language: string) {
-      const [row] = await sql<{ entries: string; totals: string; profile: VersionedProfile | null }[]>`
+      const [row] = await sql<{ entries: string; totals: string; profile: StoredProfile | null }[]>`
         SELECT
           COALESCE(json_agg(json_build_object(
               'id', id, 'date', date, 'meal_type', meal_type, 'dish_id', dish_id, 'product_id', product_id,
@@ -106,7 +95,7 @@ export function diaryRepository(sql: Sql) {
             '[]')::text AS entries,
           json_build_object('calories', round(COALESCE(sum(calories), 0)::numeric, 1), 'protein_g', round(COALESCE(sum(protein_g), 0)::numeric, 1),
             'fat_g', round(COALESCE(sum(fat_g), 0)::numeric, 1), 'carbs_g', round(COALESCE(sum(carbs_g), 0)::numeric, 1))::text AS totals,
-          (SELECT row_to_json(p) FROM (${VERSIONED_PROFILE(sql, userId)}) p) AS profile
+          (SELECT row_to_json(p) FROM (SELECT ${STORED_PROFILE(sql)} FROM users WHERE id = ${userId}) p) AS profile
         FROM (SELECT ${ENTRY(sql, language)} FROM meal_diary e ${ENTRY_JOINS(sql)}
               WHERE e.user_id = ${userId} AND e.date = ${date}) d`;
       return row!;

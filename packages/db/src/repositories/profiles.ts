@@ -1,4 +1,4 @@
-import type { Sql } from '../client.ts';
+import type { Queryable, Sql } from '../client.ts';
 import type { EnergyInputs } from '@nutrition/domain';
 import type { Preferences } from '../schema/users.ts';
 
@@ -23,6 +23,11 @@ export type ProfilePatch = Partial<Omit<ProfileRow, 'id' | 'email' | 'plan' | 'p
   preferences?: Preferences;
 };
 
+/** A user's stored profile as a row (shapes as the API sends them), for the reads here and the diary's day read. */
+export const STORED_PROFILE = (sql: Queryable) => sql`
+  id, email, name, date_of_birth, sex, height_cm::float8 AS height_cm, weight_kg::float8 AS weight_kg,
+  activity_level, goal, plan, preferences, diary_version::text AS diary_version`;
+
 const PROFILE_COLUMNS = ['name', 'date_of_birth', 'sex', 'height_cm', 'weight_kg', 'activity_level', 'goal'] as const;
 
 export function profileRepository(sql: Sql) {
@@ -34,10 +39,7 @@ export function profileRepository(sql: Sql) {
 
     /** Several users' profiles in one statement (the API batches concurrent requests' reads into it). */
     async getMany(userIds: readonly string[]): Promise<StoredProfile[]> {
-      return sql<StoredProfile[]>`
-        SELECT id, email, name, date_of_birth, sex, height_cm::float8 AS height_cm, weight_kg::float8 AS weight_kg,
-               activity_level, goal, plan, preferences, diary_version::text AS diary_version
-        FROM users WHERE id = ANY(${userIds as string[]}::uuid[])`;
+      return sql<StoredProfile[]>`SELECT ${STORED_PROFILE(sql)} FROM users WHERE id = ANY(${userIds as string[]}::uuid[])`;
     },
 
     /** Codes among `codes` that the reference table does not have. */

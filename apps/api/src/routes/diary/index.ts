@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { diaryRepository, energyInputs, type VersionedProfile } from '@nutrition/db/repositories';
+import { diaryRepository, energyInputs, type StoredProfile } from '@nutrition/db/repositories';
 import { energyProfile, isValidDate, todayUtc } from '@nutrition/domain';
 import { errors, IdParams, Nullable } from '../../schemas.ts';
 import { notFound, validationFailed } from '../../errors.ts';
@@ -35,7 +35,7 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
       const key = `${userId} ${date} ${request.language}`;
       const generation = days.generation;
       const kept = days.get(key);
-      let profile: VersionedProfile | null = kept ? await app.profileReads.load(userId) : null;
+      let profile: StoredProfile | null = kept ? await app.profileReads.load(userId) : null;
       let day = kept && profile?.diary_version === kept.version ? kept.json : null;
       if (day === null) {
         // Entries and totals come back as JSON text from PostgreSQL and are sent as is (the schema documents them).
