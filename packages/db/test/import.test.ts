@@ -5,11 +5,19 @@ import { createTestDatabase } from '../src/testing.ts';
 import { createDatabase } from '../src/client.ts';
 import { importFoodDump } from '../src/import/importer.ts';
 import { catalogRepository } from '../src/repositories/catalog.ts';
+import { generatedRecipeRepository } from '../src/repositories/planning.ts';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/off/${name}`, import.meta.url));
 const LANGUAGES = ['en', 'ru', 'uk', 'de', 'fr', 'es', 'it', 'pt', 'pl', 'tr', 'zh', 'ja'];
 // What the fixtures hold on purpose (see how they were made in the commit that added them).
 const SKIPPED = { no_name: 6, impossible_nutrition: 10, invalid_barcode: 3 };
+
+/** Names whose `imported` flag disagrees with their product's source. */
+async function misflagged(sql: postgres.Sql) {
+  const [row] = await sql<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM product_aliases a JOIN products p ON p.id = a.product_id WHERE a.imported <> (p.source = 'off')`;
+  return row!.n;
+}
 
 async function setup(t: Test) {
   const db = await createTestDatabase();
@@ -36,6 +44,7 @@ t.test('the CSV export: counts, a second import changes nothing', async (t) => {
   t.ok(counts!.aliases >= 219, 'every product is findable by its name');
   const [trimmed] = await sql`SELECT count(*)::int AS n FROM products WHERE source = 'off' AND canonical_name <> btrim(canonical_name)`;
   t.equal(trimmed!.n, 0, 'names trimmed');
+  t.equal(await misflagged(sql), 0, 'the names of imported products, and only those, are flagged imported');
 
   const second = await importFoodDump(app, fixture('products.csv'), LANGUAGES, { batchSize: 1000 });
   t.same(second, { read: 240, inserted: 0, updated: 0, unchanged: 219, duplicates: 2, skipped: SKIPPED });
@@ -74,6 +83,9 @@ t.test('a changed row updates the product; curated products are never overwritte
   t.equal(vocabulary.length, 2, 'the words of new and changed names reach the typo vocabulary');
   const [kept] = await sql`SELECT canonical_name FROM products WHERE id = ${seeded!.id}`;
   t.equal(kept!.canonical_name, seeded!.canonical_name);
+  t.equal(await misflagged(sql), 0, 'rewritten names are flagged imported too');
+  const matched = await generatedRecipeRepository(app).matchProducts(app, ['Milch fettarm', seeded!.canonical_name]);
+  t.same(matched, [null, seeded!.id], 'ingredient names match curated products, never imported ones');
 
   const repo = catalogRepository(app);
   const found = await repo.searchProducts({ q: 'milch fettarm', language: 'de', limit: 5 });

@@ -173,8 +173,8 @@ async function writeBatch(conn: postgres.ReservedSql<any>, batch: ImportedProduc
         RETURNING id, barcode, (xmax = 0) AS inserted
       ),
       named AS (
-        INSERT INTO product_aliases (product_id, language_code, name, is_primary)
-        SELECT up.id, a.language, a.name, a.primary
+        INSERT INTO product_aliases (product_id, language_code, name, is_primary, imported)
+        SELECT up.id, a.language, a.name, a.primary, true
         FROM up JOIN food_import s ON s.barcode = up.barcode,
              jsonb_to_recordset(s.aliases) AS a(language text, name text, "primary" boolean)
         WHERE up.inserted
@@ -188,8 +188,8 @@ async function writeBatch(conn: postgres.ReservedSql<any>, batch: ImportedProduc
       const ids = updated.map((r) => r.id);
       await conn`DELETE FROM product_aliases WHERE product_id = ANY(${ids}::uuid[])`;
       await conn`
-        INSERT INTO product_aliases (product_id, language_code, name, is_primary)
-        SELECT c.id, a.language, a.name, a.primary
+        INSERT INTO product_aliases (product_id, language_code, name, is_primary, imported)
+        SELECT c.id, a.language, a.name, a.primary, true
         FROM unnest(${ids}::uuid[], ${updated.map((r) => r.barcode)}::text[]) AS c(id, barcode)
         JOIN food_import s ON s.barcode = c.barcode,
              jsonb_to_recordset(s.aliases) AS a(language text, name text, "primary" boolean)

@@ -16,8 +16,8 @@ export interface GeneratedRecipeInput {
 /** Generated recipes: matched to catalog products and saved as dishes + recipes with their source. */
 export function generatedRecipeRepository(sql: Sql) {
   /**
-   * Catalog products for ingredient names: an exact name in any language first, else the closest curated name
-   * (trigram similarity >= 0.6). Unmatched names stay null and are kept with their text.
+   * Curated (not imported) products for ingredient names: an exact name in any language first, else the closest
+   * name (trigram similarity >= 0.6). Unmatched names stay null and are kept with their text.
    */
   async function matchProducts(tx: Queryable, names: string[]): Promise<(string | null)[]> {
     if (names.length === 0) return [];
@@ -25,8 +25,8 @@ export function generatedRecipeRepository(sql: Sql) {
       SELECT q.i::int AS i, m.product_id
       FROM unnest(${names.map((n) => n.trim().toLowerCase())}::text[]) WITH ORDINALITY AS q(name, i)
       LEFT JOIN LATERAL (
-        SELECT a.product_id FROM product_aliases a JOIN products p ON p.id = a.product_id
-        WHERE p.source <> 'off' AND (a.search_name = q.name OR a.search_name % q.name)
+        SELECT a.product_id FROM product_aliases a
+        WHERE NOT a.imported AND (a.search_name = q.name OR a.search_name % q.name)
           AND similarity(a.search_name, q.name) >= 0.6
         ORDER BY a.search_name = q.name DESC, similarity(a.search_name, q.name) DESC, a.is_primary DESC
         LIMIT 1

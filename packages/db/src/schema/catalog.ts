@@ -70,11 +70,17 @@ export const productAliases = pgTable(
     isPrimary: boolean().notNull().default(false),
     /** What search compares: the name in lower case. */
     searchName: text().generatedAlwaysAs(sql`lower(name)`),
+    /**
+     * A name of a product from the bulk import (`source = 'off'`, which never changes): ingredient matching leaves
+     * these out, so the trigram index does not hold them.
+     */
+    imported: boolean().notNull().default(false),
   },
   (t) => [
     uniqueIndex('product_aliases_unique_idx').on(t.productId, t.languageCode, t.name),
-    // Search: trigram (typos, substrings), text_pattern_ops (prefixes, exact names), simple full text (words).
-    index('product_aliases_trgm_idx').using('gin', t.searchName.op('gin_trgm_ops')),
+    // Search: text_pattern_ops (prefixes, exact names), simple full text (words); trigram similarity for matching
+    // ingredient names to curated products only.
+    index('product_aliases_curated_trgm_idx').using('gin', t.searchName.op('gin_trgm_ops')).where(sql`NOT ${t.imported}`),
     index('product_aliases_prefix_idx').on(t.searchName.op('text_pattern_ops')),
     index('product_aliases_fts_idx').using('gin', sql`to_tsvector('simple', ${t.name})`),
     uniqueIndex('product_aliases_primary_idx')
