@@ -107,7 +107,7 @@ t.test('catalog', async (t) => {
   t.test('ingredients search leaves out bulk-imported products', async (t) => {
     await sql`INSERT INTO products (canonical_name, source, barcode) VALUES ('Buckwheat crispbread imported', 'off', '4006381333931')`;
     const [p] = await sql`SELECT id FROM products WHERE barcode = '4006381333931'`;
-    await sql`INSERT INTO product_aliases (product_id, language_code, name, is_primary) VALUES (${p!.id}, 'en', 'Buckwheat crispbread imported', true)`;
+    await sql`INSERT INTO product_aliases (product_id, language_code, name, is_primary, imported) VALUES (${p!.id}, 'en', 'Buckwheat crispbread imported', true, true)`;
     t.ok((await search('buckwheat crispbread', 'en', '/products/search')).some((x) => x.id === p!.id));
     t.notOk((await search('buckwheat crispbread', 'en', '/ingredients/search')).some((x) => x.id === p!.id));
   });

@@ -6,6 +6,8 @@ import { createDatabase } from '../src/client.ts';
 import { importFoodDump } from '../src/import/importer.ts';
 import { catalogRepository } from '../src/repositories/catalog.ts';
 import { generatedRecipeRepository } from '../src/repositories/planning.ts';
+import { seed } from '../src/seed/index.ts';
+import { gtinCheckDigit } from '@nutrition/domain';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/off/${name}`, import.meta.url));
 const LANGUAGES = ['en', 'ru', 'uk', 'de', 'fr', 'es', 'it', 'pt', 'pl', 'tr', 'zh', 'ja'];
@@ -90,6 +92,30 @@ t.test('a changed row updates the product; curated products are never overwritte
   const repo = catalogRepository(app);
   const found = await repo.searchProducts({ q: 'milch fettarm', language: 'de', limit: 5 });
   t.equal(found[0]?.canonical_name, 'Milch fettarm', 'imported products are searchable');
+});
+
+t.test('ingredient search finds every curated name however many imported names share its word', async (t) => {
+  const { app, sql } = await setup(t);
+  const { writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const path = `${tmpdir()}/off-milk-${process.pid}.jsonl`;
+  // More imported "milk" names than search takes candidates, then the seed again (as every `pnpm start` runs it):
+  // the curated names are rewritten behind the imported ones in the table.
+  const docs = Array.from({ length: 400 }, (_, i) => {
+    const payload = String(400000000000 + i);
+    return JSON.stringify({ code: payload + gtinCheckDigit(payload), product_name: `${i % 2 ? 'Milk drink' : 'Chocolate milk bar'} ${i}`, lang: 'en' });
+  });
+  await writeFile(path, `${docs.join('\n')}\n`);
+  t.match(await importFoodDump(app, path, LANGUAGES), { inserted: 400 });
+  await seed(app);
+  const curated = (await sql<{ id: string }[]>`
+    SELECT DISTINCT p.id FROM products p JOIN product_aliases a ON a.product_id = p.id
+    WHERE p.source = 'seed' AND a.language_code = 'en' AND to_tsvector('simple', a.name) @@ 'milk:*'::tsquery`).map((r) => r.id);
+  t.ok(curated.length >= 5, `${curated.length} curated products named with milk`);
+  const found = await catalogRepository(app).searchProducts({ q: 'milk', language: 'en', limit: 100, ingredientsOnly: true });
+  t.same(found.map((f) => f.id).sort(), curated.sort(), 'every curated milk product, no imported one');
+  const all = await catalogRepository(app).searchProducts({ q: 'milk', language: 'en', limit: 100 });
+  t.ok(all.some((f) => f.canonical_name.startsWith('Milk drink')), 'product search still finds imported names');
 });
 
 t.test('written on two connections: the last row of a barcode wins across batches; a pool of one still imports', async (t) => {

@@ -103,22 +103,23 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
       // Names starting with q, as a range only the text_pattern_ops btree serves, in its order: the planner would
       // otherwise pick the trigram index for a LIKE prefix and sort every match.
       const startsWith = db`a.search_name ~>=~ ${q} AND a.search_name ~<~ (${q} || chr(1114111))`;
-      const filter = db`
-        ${s.category ? db`AND p.category_code = ${s.category}` : db``}
-        ${s.ingredientsOnly ? db`AND p.source <> 'off'` : db``}`;
+      // Ingredients: candidates from curated names only (their own small indexes). Filtering imported products out
+      // after the candidate limit would leave a common word with none: a million imported names crowd them out.
+      const curated = s.ingredientsOnly ? db`AND NOT a.imported` : db``;
+      const filter = s.category ? db`AND p.category_code = ${s.category}` : db``;
       // 1-2 characters: only names starting with them (an index range scan); anything wider costs seconds at scale.
       const candidates =
         q.length <= 2 || words.length === 0
           ? db`
               SELECT a.product_id, a.search_name, NULL::tsquery AS tsq FROM product_aliases a
-              WHERE ${startsWith} ORDER BY a.search_name USING ~<~ LIMIT ${CANDIDATES}`
+              WHERE ${startsWith} ${curated} ORDER BY a.search_name USING ~<~ LIMIT ${CANDIDATES}`
           : db`
               WITH tsq AS (${tsQuery(words)})
               (SELECT a.product_id, a.search_name, tsq.tsq FROM product_aliases a, tsq
-               WHERE ${startsWith} ORDER BY a.search_name USING ~<~ LIMIT ${CANDIDATES})
+               WHERE ${startsWith} ${curated} ORDER BY a.search_name USING ~<~ LIMIT ${CANDIDATES})
               UNION ALL
               (SELECT a.product_id, a.search_name, tsq.tsq FROM product_aliases a, tsq
-               WHERE to_tsvector('simple', a.name) @@ tsq.tsq LIMIT ${CANDIDATES})`;
+               WHERE to_tsvector('simple', a.name) @@ tsq.tsq ${curated} LIMIT ${CANDIDATES})`;
       // Rank and cut to one page first; only the page's rows get their names, category and unit.
       const rows = await db<ProductRow[]>`
         WITH c AS (${candidates}),

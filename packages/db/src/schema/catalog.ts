@@ -78,11 +78,14 @@ export const productAliases = pgTable(
   },
   (t) => [
     uniqueIndex('product_aliases_unique_idx').on(t.productId, t.languageCode, t.name),
-    // Search: text_pattern_ops (prefixes, exact names), simple full text (words); trigram similarity for matching
-    // ingredient names to curated products only.
-    index('product_aliases_curated_trgm_idx').using('gin', t.searchName.op('gin_trgm_ops')).where(sql`NOT ${t.imported}`),
+    // Search: text_pattern_ops (prefixes, exact names), simple full text (words). The same two over curated names
+    // alone serve ingredient search, and trigram similarity matches ingredient names to curated products: however
+    // many imported names share a word, they never crowd curated ones out of a bounded candidate set.
     index('product_aliases_prefix_idx').on(t.searchName.op('text_pattern_ops')),
     index('product_aliases_fts_idx').using('gin', sql`to_tsvector('simple', ${t.name})`),
+    index('product_aliases_curated_prefix_idx').on(t.searchName.op('text_pattern_ops')).where(sql`NOT ${t.imported}`),
+    index('product_aliases_curated_fts_idx').using('gin', sql`to_tsvector('simple', ${t.name})`).where(sql`NOT ${t.imported}`),
+    index('product_aliases_curated_trgm_idx').using('gin', t.searchName.op('gin_trgm_ops')).where(sql`NOT ${t.imported}`),
     uniqueIndex('product_aliases_primary_idx')
       .on(t.productId, t.languageCode)
       .where(sql`${t.isPrimary}`),

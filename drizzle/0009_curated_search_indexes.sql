@@ -1,0 +1,2 @@
+CREATE INDEX "product_aliases_curated_prefix_idx" ON "product_aliases" USING btree ("search_name" text_pattern_ops) WHERE NOT "product_aliases"."imported";--> statement-breakpoint
+CREATE INDEX "product_aliases_curated_fts_idx" ON "product_aliases" USING gin (to_tsvector('simple', "name")) WHERE NOT "product_aliases"."imported";
