@@ -71,8 +71,8 @@ export const productAliases = pgTable(
     /** What search compares: the name in lower case. */
     searchName: text().generatedAlwaysAs(sql`lower(name)`),
     /**
-     * A name of a product from the bulk import (`source = 'off'`, which never changes): ingredient matching leaves
-     * these out, so the trigram index does not hold them.
+     * A name of a product from the bulk import (`source = 'off'`, which never changes): ingredient search and
+     * ingredient matching leave these out, so the curated indexes below do not hold them.
      */
     imported: boolean().notNull().default(false),
   },
