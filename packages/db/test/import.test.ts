@@ -112,9 +112,10 @@ t.test('ingredient search finds every curated name however many imported names s
     SELECT DISTINCT p.id FROM products p JOIN product_aliases a ON a.product_id = p.id
     WHERE p.source = 'seed' AND a.language_code = 'en' AND to_tsvector('simple', a.name) @@ 'milk:*'::tsquery`).map((r) => r.id);
   t.ok(curated.length >= 5, `${curated.length} curated products named with milk`);
-  const found = await catalogRepository(app).searchProducts({ q: 'milk', language: 'en', limit: 100, ingredientsOnly: true });
+  const repo = catalogRepository(app);
+  const found = await repo.searchProducts({ q: 'milk', language: 'en', limit: 100, ingredientsOnly: true });
   t.same(found.map((f) => f.id).sort(), curated.sort(), 'every curated milk product, no imported one');
-  const all = await catalogRepository(app).searchProducts({ q: 'milk', language: 'en', limit: 100 });
+  const all = await repo.searchProducts({ q: 'milk', language: 'en', limit: 100 });
   t.ok(all.some((f) => f.canonical_name.startsWith('Milk drink')), 'product search still finds imported names');
 });
 
