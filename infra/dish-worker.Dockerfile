@@ -8,6 +8,8 @@ FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 RUN npm install -g pnpm@10.34.9
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml tsconfig.json ./
+# Patched dependencies (pnpm-workspace.yaml patchedDependencies) are applied by the install.
+COPY patches patches
 COPY apps/api/package.json apps/api/
 COPY apps/dish-worker/package.json apps/dish-worker/
 COPY apps/product-worker/package.json apps/product-worker/

@@ -21,6 +21,8 @@ t.test('each Dockerfile: multi-stage Node 24 slim, pnpm deploy of its app, non-r
     t.match(file, /HEALTHCHECK .*\n.*\/health/);
     const cmd = JSON.parse(/^CMD (.+)$/m.exec(file)![1]!) as string[];
     t.ok(existsSync(`${root}apps/${app}/${cmd[1]}`), `${app} runs ${cmd[1]}`);
+    const install = file.indexOf('pnpm install --frozen-lockfile');
+    t.ok(file.indexOf('COPY patches patches') > 0 && file.indexOf('COPY patches patches') < install, `${app} has the patched dependencies before installing`);
     for (const [, path] of file.matchAll(/^COPY (?!--)(\S+)/gm)) {
       t.ok(existsSync(`${root}${path}`), `${app} copies ${path}`);
     }
