@@ -19,7 +19,7 @@ async function ingredientMatching(databaseUrl: string, runs: number): Promise<nu
     const times: number[] = [];
     for (let i = 0; i < runs; i++) {
       const t = performance.now();
-      await repo.matchProducts(sql, week);
+      await repo.matchProducts(week);
       times.push(performance.now() - t);
     }
     return percentile(times, 50);

@@ -34,5 +34,5 @@ USER node
 ENV HEALTH_PORT=9090
 EXPOSE 9090
 HEALTHCHECK --interval=15s --timeout=3s --start-period=15s --retries=3 \
-  CMD node -e "fetch('http://127.0.0.1:' + process.env.HEALTH_PORT + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
+  CMD node -e "fetch('http://127.0.0.1:' + process.env.HEALTH_PORT + '/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
 CMD ["node", "src/main.ts"]

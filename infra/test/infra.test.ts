@@ -76,7 +76,7 @@ t.test('Kubernetes manifests: deployments with probes and requests, a job, a ser
     t.equal(container.image, `nutrition/${app}:latest`);
     t.ok(container.resources.requests.cpu && container.resources.requests.memory, `${app} requests resources`);
     t.ok(pod.spec.securityContext.runAsNonRoot);
-    const expected = app === 'api' ? { live: '/health', ready: '/ready' } : { live: '/health', ready: '/health' };
+    const expected = app === 'api' ? { live: '/health/live', ready: '/ready' } : { live: '/health/live', ready: '/health' };
     t.equal(container.livenessProbe.httpGet.path, expected.live);
     t.equal(container.readinessProbe.httpGet.path, expected.ready);
     const port = container.ports.find((p: { name: string }) => p.name === container.livenessProbe.httpGet.port);

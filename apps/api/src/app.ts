@@ -32,7 +32,7 @@ import recognitionRoutes from './routes/recognition/index.ts';
 import queuePlugin from './plugins/queue.ts';
 import eventsPlugin from './plugins/events.ts';
 import multipart from '@fastify/multipart';
-import { closeAllStreams } from './sse.ts';
+import { closeAllStreams, closeSessionStreams } from './sse.ts';
 import metricsPlugin from './plugins/metrics.ts';
 import rateLimitPlugin, { type RateLimits } from './plugins/rate-limit.ts';
 import aiPlugin from './plugins/ai.ts';
@@ -144,10 +144,10 @@ export async function buildApp(config: Config, options: AppOptions = {}) {
     maxAge: 600,
   });
   await app.register(docsPlugin);
-  await app.register(dbPlugin, { url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE });
+  await app.register(dbPlugin, { url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, transactionWaitMs: config.DATABASE_BUSY_WAIT_MS });
   await app.register(profileReadsPlugin);
   await app.register(notificationsPlugin);
-  await app.register(authPlugin, { secret: config.JWT_SECRET });
+  await app.register(authPlugin, { secret: config.JWT_SECRET, onRevoked: closeSessionStreams });
   await app.register(i18nPlugin);
   await app.register(aiPlugin, { config, model: options.model, photos: options.photos });
   await app.register(queuePlugin, { url: config.DATABASE_URL });
@@ -170,17 +170,17 @@ export async function buildApp(config: Config, options: AppOptions = {}) {
   app.addHook('preClose', async () => closeAllStreams());
 
   await app.register(systemRoutes, { version: VERSION });
-  await app.register(authRoutes, { verifier: options.verifier ?? identityVerifier(config) });
+  await app.register(authRoutes, { verifier: options.verifier ?? identityVerifier(config), secret: config.JWT_SECRET });
   await app.register(profileRoutes);
   await app.register(referenceRoutes);
   await app.register(catalogRoutes);
   await app.register(diaryRoutes, { cacheMegabytes: config.DIARY_CACHE_MB });
   await app.register(userProductRoutes);
   await app.register(savedRecipeRoutes);
-  await app.register(recommendationRoutes, { config, limits });
-  await app.register(menuRoutes, { config, limits });
+  await app.register(recommendationRoutes, { config });
+  await app.register(menuRoutes, { config });
   await app.register(shoppingListRoutes);
-  await app.register(recognitionRoutes, { config, limits });
+  await app.register(recognitionRoutes, { config });
   return app;
 }
 

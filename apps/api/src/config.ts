@@ -13,6 +13,12 @@ export const ConfigSchema = Type.Object({
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'API port' }),
   DATABASE_URL: Type.String({ minLength: 1, description: 'PostgreSQL 18 connection string' }),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10, description: 'connections per API process' }),
+  DATABASE_BUSY_WAIT_MS: Type.Integer({
+    minimum: 10,
+    maximum: 60_000,
+    default: 10_000,
+    description: 'longest a request waits for a transaction slot before 503 busy (two connections stay for single statements)',
+  }),
   LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info', description: 'pino log level' },
   ),
   JWT_SECRET: Type.String({

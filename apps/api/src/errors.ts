@@ -5,11 +5,14 @@ export class HttpError extends Error {
   readonly statusCode: number;
   readonly code: string;
   readonly details?: { path: string; message: string }[];
-  constructor(statusCode: number, code: string, message: string, details?: { path: string; message: string }[]) {
+  /** Seconds, sent as Retry-After (429, 503). */
+  readonly retryAfter?: number;
+  constructor(statusCode: number, code: string, message: string, details?: { path: string; message: string }[], retryAfter?: number) {
     super(message);
     this.statusCode = statusCode;
     this.code = code;
     this.details = details;
+    this.retryAfter = retryAfter;
   }
 }
 

@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Queryable } from '@nutrition/db';
 import { idempotencyRepository } from '@nutrition/db/repositories';
 import { conflict, validationFailed } from './errors.ts';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
+/** How long a retry waits for the first attempt with its key to finish. */
 const WAIT_MS = 5000;
+const LOCK_NOT_AVAILABLE = '55P03';
 
 /** A stable fingerprint of what a request asks for: the same body gives the same hash. */
 export function fingerprint(...parts: (string | Buffer | unknown)[]): string {
@@ -14,43 +17,45 @@ export function fingerprint(...parts: (string | Buffer | unknown)[]): string {
 }
 
 /**
- * Runs a creation at most once per `Idempotency-Key` (per user and route): a retry with the same key and body gets
- * the first response; the same key with another body is `409`; without the header the request simply runs. A first
- * attempt that fails frees the key.
+ * Runs a creation in one transaction, at most once per `Idempotency-Key` (per user and route): the stored response is
+ * written in the transaction of the effect, so a retry with the same key and body gets exactly the first response;
+ * the same key with another body is `409`; a first attempt that fails (or a crash) stores nothing and leaves nothing
+ * locked. A retry that arrives while the first attempt runs waits for it (on a lock, not by polling). Without the
+ * header the request simply runs.
  */
 export async function idempotent(
   app: FastifyInstance,
   request: FastifyRequest,
   reply: FastifyReply,
   requestHash: () => string,
-  run: () => Promise<{ status: number; body: unknown }>,
+  run: (tx: Queryable) => Promise<{ status: number; body: unknown }>,
 ) {
   const key = request.headers['idempotency-key'];
   if (key === undefined) {
-    const { status, body } = await run();
+    const { status, body } = await app.transaction(run);
     return reply.status(status).send(body);
   }
   if (typeof key !== 'string' || !KEY.test(key)) throw validationFailed('/headers/idempotency-key', 'must be 1-255 visible ASCII characters');
-  const repo = idempotencyRepository(app.sql);
+  const userId = request.user.id;
   const route = request.routeOptions.url ?? request.url;
   const hash = requestHash();
-  const started = Date.now();
-  for (;;) {
-    const claim = await repo.claim(request.user.id, route, key, hash);
-    if (claim.state === 'mismatch') throw conflict('This Idempotency-Key was used with another request', 'idempotency_key_reused');
-    if (claim.state === 'replay') return reply.status(claim.statusCode).header('idempotent-replayed', 'true').send(claim.response);
-    if (claim.state === 'claimed') break;
-    // The first request with this key is still running: wait for its answer rather than run it twice.
-    if (Date.now() - started > WAIT_MS) throw conflict('A request with this Idempotency-Key is still in progress', 'idempotency_request_in_progress');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  try {
-    const { status, body } = await run();
-    const serialisable = JSON.parse(JSON.stringify(body));
-    await repo.complete(request.user.id, route, key, status, serialisable);
-    return reply.status(status).send(body);
-  } catch (err) {
-    await repo.release(request.user.id, route, key);
-    throw err;
-  }
+  const outcome = await app
+    .transaction(async (tx) => {
+      const keys = idempotencyRepository(tx);
+      await keys.lock(userId, route, key, WAIT_MS);
+      const stored = await keys.find(userId, route, key);
+      if (stored) {
+        if (stored.request_hash !== hash) throw conflict('This Idempotency-Key was used with another request', 'idempotency_key_reused');
+        return { replayed: true, status: stored.status_code, body: stored.response };
+      }
+      const { status, body } = await run(tx);
+      await keys.store(userId, route, key, hash, status, body);
+      return { replayed: false, status, body };
+    })
+    .catch((err: { code?: string }) => {
+      if (err.code === LOCK_NOT_AVAILABLE) throw conflict('A request with this Idempotency-Key is still in progress', 'idempotency_request_in_progress');
+      throw err;
+    });
+  if (outcome.replayed) reply.header('idempotent-replayed', 'true');
+  return reply.status(outcome.status).send(outcome.body);
 }

@@ -32,7 +32,6 @@ export async function photosFor(app: FastifyInstance, recipes: GeneratedRecipe[]
 
 /** Saves generated recipes as dishes + recipes of this source, in the caller's transaction. */
 export async function saveRecipes(
-  app: FastifyInstance,
   tx: Queryable,
   recipes: GeneratedRecipe[],
   images: (string | null)[],
@@ -40,11 +39,11 @@ export async function saveRecipes(
   userId: string,
   language: string,
 ) {
-  const repo = generatedRecipeRepository(app.sql);
+  const repo = generatedRecipeRepository(tx);
   const saved = [];
   for (const [i, r] of recipes.entries()) {
     saved.push(
-      await repo.save(tx, {
+      await repo.save({
         source,
         userId,
         language,

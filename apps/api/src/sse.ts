@@ -9,9 +9,17 @@ export function openStreams() {
   return open.size;
 }
 
+/** Open streams by the session that opened them, so a revoked session's streams end at once. */
+const bySession = new Map<string, Set<() => void>>();
+
 /** Ends every open stream with a final comment asking the client to reconnect (to another process). */
 export function closeAllStreams() {
   for (const close of [...open]) close();
+}
+
+/** Ends the open streams of a session that was signed out or revoked. */
+export function closeSessionStreams(sessionId: string) {
+  for (const close of [...(bySession.get(sessionId) ?? [])]) close();
 }
 
 /**
@@ -35,17 +43,29 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply) {
   const cleanups: (() => void)[] = [];
   const ping = setInterval(() => res.write(': ping\n\n'), PING_MS);
 
+  const sessionId = request.user?.sid;
   const close = (farewell?: string) => {
     if (closed) return;
     closed = true;
     clearInterval(ping);
     open.delete(shutdown);
+    if (sessionId) {
+      const streams = bySession.get(sessionId);
+      streams?.delete(revoked);
+      if (streams?.size === 0) bySession.delete(sessionId);
+    }
     for (const cleanup of cleanups) cleanup();
     if (farewell && !res.destroyed) res.write(farewell);
     res.end();
   };
   const shutdown = () => close('retry: 1000\n: server shutting down, reconnect\n\n');
+  const revoked = () => close(': session revoked\n\n');
   open.add(shutdown);
+  if (sessionId) {
+    let streams = bySession.get(sessionId);
+    if (!streams) bySession.set(sessionId, (streams = new Set()));
+    streams.add(revoked);
+  }
   // A stream whose request was still in hand when shutdown closed the others is told too, once the caller has sent
   // what it sends first.
   if (request.server.draining) queueMicrotask(shutdown);

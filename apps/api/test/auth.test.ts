@@ -27,8 +27,8 @@ t.test('noop login creates a user once and returns the token pair of the contrac
   assertError(t, await app.inject({ method: 'POST', url: '/auth/login', payload: { id_token: 'a', extra: 1 } }), 400, 'validation_failed');
 });
 
-t.test('refresh rotates; replaying a rotated token revokes the whole session', async (t) => {
-  const { app } = await buildTestApp(t);
+t.test('refresh rotates; replaying a rotated token after the grace period revokes the whole session', async (t) => {
+  const { app, sql } = await buildTestApp(t);
   const session = await login(app, 'carol');
   const refresh = (token: string) => app.inject({ method: 'POST', url: '/auth/refresh', payload: { refresh_token: token } });
 
@@ -39,6 +39,8 @@ t.test('refresh rotates; replaying a rotated token revokes the whole session', a
   t.equal(next.user.id, session.user.id);
   t.equal((await as(app, next)({ method: 'GET', url: '/profile' })).statusCode, 200);
 
+  // Reuse within the grace period gets the same successor (concurrency.test.ts); past it, it is theft.
+  await sql`UPDATE refresh_tokens SET replaced_at = replaced_at - interval '1 minute' WHERE replaced_at IS NOT NULL`;
   assertError(t, await refresh(session.refresh_token), 401, 'refresh_token_reused');
   assertError(t, await refresh(next.refresh_token), 401, 'invalid_refresh_token');
   assertError(t, await as(app, next)({ method: 'GET', url: '/profile' }), 401, 'session_revoked');
@@ -48,15 +50,6 @@ t.test('refresh rotates; replaying a rotated token revokes the whole session', a
   for (const bad of ['nonsense', `${session.user.id}.short`, `not-a-uuid.${'a'.repeat(43)}`]) {
     assertError(t, await refresh(bad), 401, 'invalid_refresh_token');
   }
-});
-
-t.test('a refresh token replayed by two clients at once: exactly one wins', async (t) => {
-  const { app } = await buildTestApp(t);
-  const session = await login(app, 'dave');
-  const results = await Promise.all(
-    [1, 2].map(() => app.inject({ method: 'POST', url: '/auth/refresh', payload: { refresh_token: session.refresh_token } })),
-  );
-  t.same(results.map((r) => r.statusCode).sort(), [200, 401]);
 });
 
 t.test('logout revokes refresh and access tokens', async (t) => {
@@ -71,7 +64,11 @@ t.test('logout revokes refresh and access tokens', async (t) => {
     await app.inject({ method: 'POST', url: '/auth/refresh', payload: { refresh_token: session.refresh_token } }),
     401,
   );
-  assertError(t, await app.inject({ method: 'POST', url: '/auth/logout', payload: { refresh_token: session.refresh_token } }), 401, 'missing_token');
+  t.equal(
+    (await app.inject({ method: 'POST', url: '/auth/logout', payload: { refresh_token: session.refresh_token } })).statusCode,
+    204,
+    'signing out again is still 204',
+  );
 });
 
 t.test('logout reaches another API process within a second', async (t) => {

@@ -27,6 +27,8 @@ t.test('PostgreSQL stopped and restarted under the running API: 503s, then every
   await db.close();
 
   const server = await startService(t, 'api', { DATABASE_URL: url });
+  // A product worker: it leaves the dish job below alone, so the stream ends with the state this test writes.
+  const worker = await startService(t, 'product-worker', { DATABASE_URL: url });
   const token = await loginOver(server.url, 'steady');
   const job = await api(server.url, token, 'POST', '/ai/recognize-dish', { image: imageJson(fakeJpeg(1)) });
   const stream = readStream(`${server.url}/ai/jobs/${job.body.job_id}/stream`, token, 90_000);
@@ -39,6 +41,15 @@ t.test('PostgreSQL stopped and restarted under the running API: 503s, then every
   const profile = await api(server.url, token, 'GET', '/profile');
   t.equal(profile.status, 503, 'a request needing the database fails cleanly');
   t.match(profile.body, { code: 'database_unavailable', request_id: String });
+  t.equal((await fetch(`${server.url}/health/live`)).status, 200, 'liveness does not ask the database');
+  // A worker scraped during the outage answers 503 and lives on (a rejected metrics read used to end it).
+  for (let i = 0; i < 3; i++) {
+    t.equal((await fetch(`${worker.url}/metrics`)).status, 503, 'worker metrics: 503 while the database is down');
+    t.equal((await fetch(`${worker.url}/health`)).status, 503, 'worker health: 503 while the database is down');
+    t.equal((await fetch(`${worker.url}/health/live`)).status, 200, 'worker liveness: 200');
+  }
+  await new Promise((r) => setTimeout(r, 500));
+  t.equal(worker.child.exitCode, null, `the worker process is still running${worker.child.exitCode === null ? '' : `:\n${worker.output()}`}`);
 
   pg = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), port });
   let recovered = 0;
@@ -48,6 +59,13 @@ t.test('PostgreSQL stopped and restarted under the running API: 503s, then every
   }
   t.equal(recovered, 200, 'health recovers without a restart');
   t.equal((await api(server.url, token, 'GET', '/profile')).status, 200, 'requests work again');
+  let workerHealth = 0;
+  for (let i = 0; i < 50 && workerHealth !== 200; i++) {
+    workerHealth = (await fetch(`${worker.url}/health`)).status;
+    if (workerHealth !== 200) await new Promise((r) => setTimeout(r, 200));
+  }
+  t.equal(workerHealth, 200, 'the worker recovers without a restart');
+  t.equal((await fetch(`${worker.url}/metrics`)).status, 200);
 
   // The LISTEN connection reconnects on its own; a status change after that reaches the open stream.
   const sql = postgres(url, { max: 1, onnotice: () => {} });

@@ -17,12 +17,13 @@ t.test('rate limits: 429 with Retry-After per user, stricter on model routes, pe
   t.ok(Number(limited.headers['retry-after']) > 0, `Retry-After: ${limited.headers['retry-after']}`);
   t.equal((await b({ method: 'GET', url: '/profile' })).statusCode, 200, 'another user has their own budget');
   const model = [];
-  for (let i = 0; i < 3; i++) model.push((await b({ method: 'GET', url: '/recommendations?limit=1' })).statusCode);
-  t.same(model, [200, 200, 429], 'model-backed routes have a stricter budget');
+  for (let i = 0; i < 3; i++) model.push((await b({ method: 'GET', url: '/recommendations?limit=1&refresh=true' })).statusCode);
+  t.same(model, [200, 200, 429], 'model calls have a stricter budget');
+  t.equal((await b({ method: 'GET', url: '/recommendations?limit=1' })).statusCode, 200, 'a cached answer costs no model call');
   const publicRoute = [];
   for (let i = 0; i < 5; i++) publicRoute.push((await app.inject({ method: 'GET', url: '/languages' })).statusCode);
   t.equal(publicRoute.at(-1), 429, 'public routes are limited per IP');
-  for (const url of ['/health', '/ready', '/metrics']) {
+  for (const url of ['/health', '/health/live', '/ready', '/metrics']) {
     const probes = [];
     for (let i = 0; i < 6; i++) probes.push((await app.inject({ method: 'GET', url })).statusCode);
     t.same(probes, Array(6).fill(200), `${url} is never limited`);

@@ -60,7 +60,7 @@ const LISTS = [
   'GET /ai/jobs', 'GET /ai/product-jobs', 'GET /ai/product-jobs/history', 'GET /profile', 'GET /recommendations',
 ];
 const OTHER = [
-  'GET /health', 'GET /ready', 'POST /auth/login', 'POST /auth/refresh', 'POST /auth/logout', 'PUT /profile',
+  'GET /health', 'GET /health/live', 'GET /ready', 'POST /auth/login', 'POST /auth/refresh', 'POST /auth/logout', 'PUT /profile',
   'GET /languages', 'GET /units', 'GET /cuisines', 'GET /tags', 'GET /dish-categories', 'GET /product-categories',
   'GET /dishes', 'GET /dishes/search', 'GET /products/search', 'GET /ingredients/search', 'POST /diary',
   'POST /user-products', 'POST /saved-recipes', 'PUT /menu', 'DELETE /menu', 'POST /ai/generate-menu',

@@ -18,11 +18,12 @@ export function dishRecognizer(sql: Sql, vision: VisionModel, model: ModelProvid
   const findOrCreate = async (userId: string, name: string) => {
     const estimate = await model.estimateDishMacros({ name, language: 'en' });
     return sql.begin(async (tx) => {
-      await diary.lockDishName(tx, userId, name);
-      const found = await diary.findDishWithRecipe(tx, userId, name);
+      const dishes = diaryRepository(tx);
+      await dishes.lockDishName(userId, name);
+      const found = await dishes.findDishWithRecipe(userId, name);
       if (found) return found;
-      await diary.createStubDish(tx, userId, name, 'en', estimate);
-      return (await diary.findDishWithRecipe(tx, userId, name))!;
+      await dishes.createStubDish(userId, name, 'en', estimate);
+      return (await dishes.findDishWithRecipe(userId, name))!;
     });
   };
   return ({ jobId }, signal) =>
@@ -33,7 +34,7 @@ export function dishRecognizer(sql: Sql, vision: VisionModel, model: ModelProvid
         const dishes = [];
         for (const d of seen.dishes) {
           // Usually a dish that exists: one read. Otherwise, under a lock per user and name, look again or create it.
-          const r = (await diary.findDishWithRecipe(sql, job.user_id, d.name)) ?? (await findOrCreate(job.user_id, d.name));
+          const r = (await diary.findDishWithRecipe(job.user_id, d.name)) ?? (await findOrCreate(job.user_id, d.name));
           dishes.push({
             name: d.name,
             dish_id: r.dish_id,

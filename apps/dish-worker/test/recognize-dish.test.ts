@@ -22,7 +22,7 @@ t.test('a recognised dish: catalog match in one read, or one stub dish per new n
   const [user] = await sql<{ id: string }[]>`INSERT INTO users (identity_provider, external_subject, email) VALUES ('test', 'worker-test', 'w@example.com') RETURNING id`;
   const jobs = recognitionRepository(sql);
   const submit = () =>
-    sql.begin((tx) => jobs.create(tx, 'dish', user!.id, {}, [{ contentType: 'image/jpeg', data: Buffer.from([0xff, 0xd8, 0xff, 0xe0]) }]));
+    sql.begin((tx) => recognitionRepository(tx).create('dish', user!.id, {}, [{ contentType: 'image/jpeg', data: Buffer.from([0xff, 0xd8, 0xff, 0xe0]) }]));
   const [borscht] = await sql<{ id: string; calories: number }[]>`
     SELECT d.id, r.calories_per_serving::float8 AS calories FROM dishes d JOIN recipes r ON r.dish_id = d.id AND r.is_default
     WHERE d.code = 'borscht'`;

@@ -29,7 +29,7 @@ export function productRecognizer(sql: Sql, vision: VisionModel): JobHandler {
       recognise: (job) => Promise.all(job.images.map((image) => vision.recognizeProducts(image, job.job_type!, signal))),
       result: async (_job, answers) => {
         const lines = answers.flatMap((a) => a.items);
-        const matched = await recipes.matchProducts(sql, lines.map((l) => l.name));
+        const matched = await recipes.matchProducts(lines.map((l) => l.name));
         const merged = new Map<string, RecognisedItem>();
         for (const [i, line] of lines.entries()) {
           const productId = (await pantry.productByName(line.name)) ?? matched[i] ?? null;

@@ -17,6 +17,51 @@ export interface DatabaseOptions {
    * the same whatever their parameters and cost more to plan than to run.
    */
   genericPlans?: boolean;
+  /** Transactions at once (default: the pool less two, at least one); the rest of the pool serves single statements. */
+  maxTransactions?: number;
+  /** How long a transaction waits for its turn before `DatabaseBusy` (default 10 s). */
+  transactionWaitMs?: number;
+}
+
+/** No transaction slot became free within the wait: the pool is saturated; the caller should answer `503 busy`. */
+export class DatabaseBusy extends Error {
+  constructor() {
+    super('The database is busy, try again shortly');
+    this.name = 'DatabaseBusy';
+  }
+}
+
+/**
+ * Transactions with a bounded wait. Each holds a connection for its whole length, so only `max` run at once and the
+ * other connections stay free for single statements: a saturated pool answers `DatabaseBusy` after `waitMs` instead
+ * of queueing without end, and recovers as soon as transactions finish. Turns are handed out first come, first served.
+ */
+function transactionRunner<Types extends Record<string, unknown>>(sql: postgres.Sql<Types>, max: number, waitMs: number) {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  const turn = () =>
+    new Promise<void>((resolve, reject) => {
+      const take = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        waiting.splice(waiting.indexOf(take), 1);
+        reject(new DatabaseBusy());
+      }, waitMs);
+      waiting.push(take);
+    });
+  return async function transaction<T>(fn: (tx: postgres.TransactionSql<Types>) => Promise<T>): Promise<T> {
+    if (running < max) running++;
+    else await turn();
+    try {
+      return (await sql.begin((tx) => fn(tx))) as T;
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  };
 }
 
 /**
@@ -45,11 +90,31 @@ export function createDatabase(url: string, options: DatabaseOptions = {}) {
   // take Dates as parameters (text passes as it is, microseconds and all).
   sql.options.parsers[1184] = (x: string) => new Date(x);
   sql.options.serializers[1184] = (x: Date | string) => (x instanceof Date ? x.toISOString() : x);
-  return { sql, db, close: () => sql.end({ timeout: 5 }) };
+  const max = options.max ?? 10;
+  const transaction = transactionRunner(sql, options.maxTransactions ?? Math.max(1, max - 2), options.transactionWaitMs ?? 10_000);
+  return { sql, db, transaction, close: () => sql.end({ timeout: 5 }) };
 }
 
 export type Database = ReturnType<typeof createDatabase>;
 export type Sql = Database['sql'];
-/** A pool or a transaction: repository methods take either, so the caller owns the transaction boundary. */
+/** A pool or a transaction: a repository is built for one of them, so the caller owns the transaction boundary. */
 export type Queryable = Sql | postgres.TransactionSql<Sql extends postgres.Sql<infer T> ? T : never>;
+/** Runs a function in a transaction with a bounded wait for its turn (see `transactionRunner`). */
+export type Transaction = Database['transaction'];
 export type Db = Database['db'];
+
+/** True when the database answers a round trip within the time (so a hung database cannot hang a health probe). */
+export async function databaseAnswers(sql: Sql, timeoutMs = 2000): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('database timeout')), timeoutMs);
+    });
+    await Promise.race([sql`SELECT 1`.execute(), timeout]);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}

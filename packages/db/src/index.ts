@@ -1,4 +1,4 @@
-export { createDatabase, type Database, type Db, type Queryable, type Sql } from './client.ts';
+export { createDatabase, databaseAnswers, DatabaseBusy, type Database, type Db, type Queryable, type Sql, type Transaction } from './client.ts';
 export { migrate, migrationsFolder } from './migrate.ts';
 export { seed } from './seed/index.ts';
 export { startEmbeddedPostgres, freePort, type EmbeddedServer } from './embedded.ts';

@@ -86,7 +86,7 @@ t.test('a changed row updates the product; curated products are never overwritte
   const [kept] = await sql`SELECT canonical_name FROM products WHERE id = ${seeded!.id}`;
   t.equal(kept!.canonical_name, seeded!.canonical_name);
   t.equal(await misflagged(sql), 0, 'rewritten names are flagged imported too');
-  const matched = await generatedRecipeRepository(app).matchProducts(app, ['Milch fettarm', seeded!.canonical_name]);
+  const matched = await generatedRecipeRepository(app).matchProducts(['Milch fettarm', seeded!.canonical_name]);
   t.same(matched, [null, seeded!.id], 'ingredient names match curated products, never imported ones');
 
   const repo = catalogRepository(app);

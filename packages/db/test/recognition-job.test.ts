@@ -10,7 +10,7 @@ t.test('every recognition job: photos in order, purged photos, model errors, ret
   const jobs = recognitionRepository(sql);
   const photo = (n: number) => ({ contentType: 'image/jpeg', data: Buffer.from([0xff, 0xd8, 0xff, n]) });
   const submit = async (photos = [photo(1), photo(2), photo(3)]) =>
-    (await sql.begin((tx) => jobs.create(tx, 'product', user!.id, { jobType: 'receipt' }, photos))).id;
+    (await sql.begin((tx) => recognitionRepository(tx).create('product', user!.id, { jobType: 'receipt' }, photos))).id;
   const state = async (id: string) =>
     (await sql`SELECT status, result, error, attempts FROM product_recognition_jobs WHERE id = ${id}`)[0]!;
 

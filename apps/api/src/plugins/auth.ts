@@ -2,12 +2,14 @@ import fp from 'fastify-plugin';
 import fastifyJwt from '@fastify/jwt';
 import { createVerifier, TokenError } from 'fast-jwt';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { sessionRepository } from '@nutrition/db/repositories';
 import { unauthorized, type HttpError } from '../errors.ts';
 
 export const ACCESS_TOKEN_SECONDS = 15 * 60;
 
-/** Verified access tokens each API process remembers (a few hundred bytes each). */
+/** Verified access tokens each API process remembers (a few hundred bytes each); as many session owners. */
 const VERIFIED_TOKENS = 10_000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type AccessClaims = { sub?: unknown; sid?: unknown; exp?: unknown };
 
@@ -20,7 +22,7 @@ declare module '@fastify/jwt' {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** onRequest hook for protected routes: a valid access token of a live session, else 401. */
+    /** onRequest hook for protected routes: a valid access token of a live session of its `sub`, else 401. */
     authenticate: onRequestHookHandler;
     /**
      * Sets `request.user` from a valid access token and returns null, or returns the 401 to answer (the user is set
@@ -38,7 +40,7 @@ declare module 'fastify' {
  * lifetime in memory, re-read whenever its LISTEN connection (re)connects.
  */
 export default fp(
-  async (app: FastifyInstance, opts: { secret: string }) => {
+  async (app: FastifyInstance, opts: { secret: string; onRevoked?: (sessionId: string) => void }) => {
     await app.register(fastifyJwt, {
       secret: opts.secret,
       sign: { algorithm: 'HS256', expiresIn: `${ACCESS_TOKEN_SECONDS}s` },
@@ -67,7 +69,10 @@ export default fp(
     // session id -> when it can be forgotten (its access tokens have all expired by then)
     const revoked = new Map<string, number>();
     const keepMs = (ACCESS_TOKEN_SECONDS + 60) * 1000;
-    const remember = (sid: string) => revoked.set(sid, Date.now() + keepMs);
+    const remember = (sid: string) => {
+      revoked.set(sid, Date.now() + keepMs);
+      opts.onRevoked?.(sid);
+    };
 
     const reload = async () => {
       try {
@@ -101,14 +106,32 @@ export default fp(
         return unauthorized('Invalid access token', 'invalid_token');
       }
       const { sub: id, sid } = payload;
-      if (typeof id !== 'string' || typeof sid !== 'string') return unauthorized('Invalid access token', 'invalid_token');
+      if (typeof id !== 'string' || typeof sid !== 'string' || !UUID.test(id) || !UUID.test(sid)) return unauthorized('Invalid access token', 'invalid_token');
       request.user = { id, sid };
       if (revoked.has(sid)) return unauthorized('Session revoked', 'session_revoked');
       return null;
     };
     app.decorate('identify', identify);
-    // A callback hook, not an async one: it runs on every protected request and never waits.
-    app.decorate('authenticate', ((request, _reply, done) => done(identify(request) ?? undefined)) as onRequestHookHandler);
+
+    // session id -> its user, learnt once per session: a token whose `sub` is not the user of its `sid` is refused.
+    const owners = new Map<string, string>();
+    const sessions = sessionRepository(app.sql);
+    const checkOwner = async (id: string, sid: string) => {
+      const owner = await sessions.sessionUser(sid);
+      if (owner === null) return unauthorized('Invalid access token', 'invalid_token');
+      if (owners.size >= VERIFIED_TOKENS) owners.delete(owners.keys().next().value!);
+      owners.set(sid, owner);
+      return owner === id ? null : unauthorized('Invalid access token', 'invalid_token');
+    };
+    // A callback hook, not an async one: it runs on every protected request and waits only for a session's first one.
+    app.decorate('authenticate', ((request, _reply, done) => {
+      const error = identify(request);
+      if (error) return done(error);
+      const { id, sid } = request.user;
+      const owner = owners.get(sid);
+      if (owner !== undefined) return done(owner === id ? undefined : unauthorized('Invalid access token', 'invalid_token'));
+      checkOwner(id, sid).then((err) => done(err ?? undefined), done);
+    }) as onRequestHookHandler);
   },
   { name: 'auth', dependencies: ['db', 'notifications'] },
 );

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { ModelUnavailable } from '@nutrition/ai';
+import { DatabaseBusy } from '@nutrition/db';
 import { errorBody, HttpError } from '../errors.ts';
 
 /** Fastify's own error codes that are the client's fault, mapped to our stable codes. */
@@ -45,6 +46,7 @@ export default fp(
   async (app: FastifyInstance) => {
     app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
       if (error instanceof HttpError) {
+        if (error.retryAfter !== undefined) reply.header('retry-after', String(error.retryAfter));
         return reply
           .status(error.statusCode)
           .send(errorBody(error.statusCode, error.code, error.message, request.id, error.details));
@@ -63,6 +65,13 @@ export default fp(
         const message = first ? `${first.path}: ${first.message}` : 'Invalid request';
         return reply.status(400).send(errorBody(400, 'validation_failed', message, request.id, details));
       }
+      if (error instanceof DatabaseBusy) {
+        request.log.warn('no transaction slot within the wait: answered busy');
+        return reply
+          .status(503)
+          .header('retry-after', '1')
+          .send(errorBody(503, 'busy', 'The service is busy, try again shortly', request.id));
+      }
       if (isDatabaseUnavailable(error)) {
         request.log.warn({ err: error }, 'database unavailable');
         return reply
@@ -71,6 +80,12 @@ export default fp(
           .send(errorBody(503, 'database_unavailable', 'The database is unavailable, try again shortly', request.id));
       }
       const status = fe.statusCode ?? 500;
+      if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        // Fastify closes the connection after refusing a body by its length; with the body still arriving, the close
+        // is a reset that can swallow the 413 before the client reads it. Kept alive, Node reads and drops the rest
+        // of the body instead, and the client sees the answer (and may stop sending).
+        reply.removeHeader('connection');
+      }
       if (status >= 400 && status < 500) {
         const code = (fe.code && CLIENT_ERROR_CODES[fe.code]) ?? (fe.code ? snakeCase(fe.code) : 'bad_request');
         return reply.status(status).send(errorBody(status, code, fe.message, request.id));

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError } from '../errors.ts';
 
 export interface RateLimits {
@@ -9,26 +9,57 @@ export interface RateLimits {
   model: number;
 }
 
-/** Route config that puts a route in the stricter, shared bucket of model-backed routes. */
-export const modelRateLimit = (limits: RateLimits) => ({ rateLimit: { max: limits.model, timeWindow: 60_000, groupId: 'model' } });
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Counts one model call of the request's user against the model budget (per user and minute), or throws `429`.
+     * Called where a model is really asked: cached answers and names found in the catalog cost nothing.
+     */
+    spendModelBudget: (request: FastifyRequest) => void;
+  }
+}
+
+const MINUTE_MS = 60_000;
 
 /**
- * Requests per minute, per user on authenticated routes (counted after authentication, so a forged token cannot
- * spend someone else's budget) and per IP on public ones; model-backed routes have a stricter shared budget.
- * Answers 429 with Retry-After. Health, readiness and metrics are never limited (their routes opt out with
+ * Requests per minute, per user on authenticated routes (keyed by the verified token's user, so a forged token
+ * cannot spend someone else's budget) and per IP on public ones. Counted in `onRequest`, before a body is read: a
+ * client over its budget cannot make the process parse a large upload. Model calls have a stricter budget of their
+ * own. Answers 429 with Retry-After. Health, readiness and metrics are never limited (their routes opt out with
  * `config: { rateLimit: false }`). Counters live in each process.
  */
 export default fp(
   async (app: FastifyInstance, limits: RateLimits) => {
+    const userOf = (request: FastifyRequest) => {
+      if (!request.user?.id && request.headers.authorization) app.identify(request);
+      return request.user?.id;
+    };
     await app.register(rateLimit, {
       global: true,
-      hook: 'preHandler',
-      timeWindow: 60_000,
-      max: (request) => (request.user?.id ? limits.perUser : limits.perIp),
-      keyGenerator: (request) => (request.user?.id ? `user:${request.user.id}` : `ip:${request.ip}`),
+      hook: 'onRequest',
+      timeWindow: MINUTE_MS,
+      max: (request) => (userOf(request) ? limits.perUser : limits.perIp),
+      keyGenerator: (request) => {
+        const user = userOf(request);
+        return user ? `user:${user}` : `ip:${request.ip}`;
+      },
       errorResponseBuilder: (_request, context) =>
         new HttpError(429, 'rate_limited', `Too many requests, retry in ${context.after}`),
     });
+
+    // user id -> the current minute's start and calls counted in it
+    const windows = new Map<string, { start: number; used: number }>();
+    app.decorate('spendModelBudget', (request: FastifyRequest) => {
+      const now = Date.now();
+      if (windows.size > 10_000) for (const [user, w] of windows) if (now - w.start >= MINUTE_MS) windows.delete(user);
+      let window = windows.get(request.user.id);
+      if (!window || now - window.start >= MINUTE_MS) windows.set(request.user.id, (window = { start: now, used: 0 }));
+      if (window.used >= limits.model) {
+        const seconds = Math.max(1, Math.ceil((window.start + MINUTE_MS - now) / 1000));
+        throw new HttpError(429, 'rate_limited', `Too many model requests, retry in ${seconds} seconds`, undefined, seconds);
+      }
+      window.used++;
+    });
   },
-  { name: 'rate-limit' },
+  { name: 'rate-limit', dependencies: ['auth'] },
 );

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import { createDatabase, type Sql } from '../client.ts';
+import { createDatabase, databaseAnswers, type Sql } from '../client.ts';
 import { recognitionRepository } from '../repositories/recognition.ts';
 import { createBoss, ensureQueues, type RecognitionJobData, type RecognitionKind } from './queues.ts';
 import { startWorkerLoop, type JobOutcome } from './worker-loop.ts';
@@ -56,6 +56,9 @@ export type JobHandler = (data: RecognitionJobData, signal: AbortSignal) => Prom
  */
 export async function runWorker(kind: RecognitionKind, makeHandler: (sql: Sql, log: pino.Logger) => JobHandler, settings = workerSettings()) {
   const log = pino({ name: `${kind}-worker`, level: settings.logLevel });
+  // A stray rejection (a metrics read, a timer's query during a database outage) is logged; it must not end a worker
+  // whose jobs are otherwise fine.
+  process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
   // A worker's commits do not wait for the disk. What a database crash could take back (the last fraction of a
   // second of job states, queue completions, stub dishes) is redone: pg-boss hands the job out again and a job still
   // `processing` starts over. Submissions, in the API, stay synchronous.
@@ -95,21 +98,31 @@ export async function runWorker(kind: RecognitionKind, makeHandler: (sql: Sql, l
   const purgeTimer = setInterval(purge, 3600_000);
 
   let draining = false;
-  const health = http.createServer(async (req, res) => {
+  const answer = (res: http.ServerResponse, status: number, type: string, body: string) => {
+    res.writeHead(status, { 'content-type': type });
+    res.end(body);
+  };
+  // Every path answers, whatever the database does: /health/live without it (for liveness probes), /health and
+  // /metrics 503 while it is down.
+  const respond = async (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (req.url === '/health/live') return answer(res, 200, 'application/json', JSON.stringify({ status: 'ok', inflight: loop.inflight }));
     if (req.url === '/metrics') {
-      res.writeHead(200, { 'content-type': metrics.contentType });
-      res.end(await metrics.render());
-      return;
+      const text = await metrics.render().catch((err: unknown) => {
+        log.warn({ err }, 'metrics unavailable');
+        return null;
+      });
+      if (text === null) return answer(res, 503, 'application/json', JSON.stringify({ status: 'error', db: 'down' }));
+      return answer(res, 200, metrics.contentType, text);
     }
-    let dbOk = true;
-    try {
-      await sql`SELECT 1`;
-    } catch {
-      dbOk = false;
-    }
+    const dbOk = await databaseAnswers(sql);
     const ok = dbOk && !draining;
-    res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ status: ok ? 'ok' : 'error', db: dbOk ? 'ok' : 'down', draining, inflight: loop.inflight }));
+    answer(res, ok ? 200 : 503, 'application/json', JSON.stringify({ status: ok ? 'ok' : 'error', db: dbOk ? 'ok' : 'down', draining, inflight: loop.inflight }));
+  };
+  const health = http.createServer((req, res) => {
+    respond(req, res).catch((err: unknown) => {
+      log.error({ err }, 'health request failed');
+      if (!res.headersSent) answer(res, 500, 'application/json', JSON.stringify({ status: 'error' }));
+    });
   });
   await new Promise<void>((resolve) => health.listen(settings.healthPort, '0.0.0.0', resolve));
   log.info({ port: (health.address() as AddressInfo).port, concurrency: settings.concurrency }, `${kind} worker ready`);

@@ -1,4 +1,4 @@
-import type { Sql, Queryable } from '../client.ts';
+import type { Queryable } from '../client.ts';
 import type { MEAL_TYPES } from '../schema/columns.ts';
 import { localizedName } from './localized.ts';
 import { STORED_PROFILE, type StoredProfile } from './profiles.ts';
@@ -57,26 +57,30 @@ const ENTRY_JOINS = (sql: Queryable) => sql`
   LEFT JOIN products p ON p.id = e.product_id`;
 
 /**
- * The exact name through its index first; only without one the trigram comparison, which costs a few microseconds
- * per name (the planner scans a small table rather than use the trigram index). LIMIT 1 stops after the first branch
- * that finds a dish.
+ * The caller's own dish or a catalog dish of that name, in any language, case- and accent-insensitive: the exact
+ * folded name through its index first; only without one the trigram comparison, which costs a few microseconds per
+ * name (the planner scans a small table rather than use the trigram index). LIMIT 1 stops after the first branch
+ * that finds a dish. Other users' dishes are never found.
  */
 const DISH_BY_NAME = (sql: Queryable, userId: string, name: string) => {
-  const text = name.trim().toLowerCase();
+  const text = name.trim();
   return sql`
     (SELECT t.dish_id FROM dish_translations t JOIN dishes d ON d.id = t.dish_id
-     WHERE lower(t.name) = ${text} AND (d.source = 'catalog' OR d.created_by = ${userId})
-     ORDER BY d.source = 'catalog' DESC LIMIT 1)
+     WHERE fold_text(t.name) = fold_text(${text}) AND (d.source = 'catalog' OR d.created_by = ${userId})
+     ORDER BY d.created_by = ${userId} DESC NULLS LAST LIMIT 1)
     UNION ALL
     (SELECT t.dish_id FROM dish_translations t JOIN dishes d ON d.id = t.dish_id
      WHERE (d.source = 'catalog' OR d.created_by = ${userId})
-       AND lower(t.name) % ${text} AND similarity(lower(t.name), ${text}) >= 0.7
-     ORDER BY similarity(lower(t.name), ${text}) DESC, d.source = 'catalog' DESC LIMIT 1)
+       AND fold_text(t.name) % fold_text(${text}) AND similarity(fold_text(t.name), fold_text(${text})) >= 0.7
+     ORDER BY similarity(fold_text(t.name), fold_text(${text})) DESC, d.created_by = ${userId} DESC NULLS LAST LIMIT 1)
     LIMIT 1`;
 };
 
-/** Every query is scoped by the owner: another user's id behaves as if it did not exist. */
-export function diaryRepository(sql: Sql) {
+/**
+ * Every query is scoped by the owner: another user's id behaves as if it did not exist. Built for one executor: the
+ * pool, or a transaction (`diaryRepository(tx)`), so code inside a transaction cannot reach the pool.
+ */
+export function diaryRepository(sql: Queryable) {
   return {
     /**
      * One day as JSON text built by PostgreSQL (entries in meal-type order and their totals), with the profile fields
@@ -101,15 +105,15 @@ export function diaryRepository(sql: Sql) {
       return row!;
     },
 
-    async get(tx: Queryable, userId: string, id: string, language: string): Promise<DiaryEntryRow | null> {
-      const [row] = await tx<DiaryEntryRow[]>`
-        SELECT ${ENTRY(tx, language)} FROM meal_diary e ${ENTRY_JOINS(tx)}
+    async get(userId: string, id: string, language: string): Promise<DiaryEntryRow | null> {
+      const [row] = await sql<DiaryEntryRow[]>`
+        SELECT ${ENTRY(sql, language)} FROM meal_diary e ${ENTRY_JOINS(sql)}
         WHERE e.user_id = ${userId} AND e.id = ${id}`;
       return row ?? null;
     },
 
-    async insert(tx: Queryable, userId: string, entry: NewDiaryEntry): Promise<string> {
-      const [row] = await tx<{ id: string }[]>`
+    async insert(userId: string, entry: NewDiaryEntry): Promise<string> {
+      const [row] = await sql<{ id: string }[]>`
         INSERT INTO meal_diary (user_id, date, meal_type, dish_id, recipe_id, product_id, portions, portion_g, job_id)
         VALUES (${userId}, ${entry.date}, ${entry.mealType}, ${entry.dishId}, ${entry.recipeId}, ${entry.productId},
                 ${entry.portions}, ${entry.portionG}, ${entry.jobId})
@@ -153,19 +157,24 @@ export function diaryRepository(sql: Sql) {
     },
 
     /** The default recipe of a dish the user may log: a catalog dish or one the user's own entries created. */
-    async dishRecipe(tx: Queryable, dishId: string): Promise<string | null> {
-      const [row] = await tx<{ id: string }[]>`
+    async dishRecipe(dishId: string): Promise<string | null> {
+      const [row] = await sql<{ id: string }[]>`
         SELECT r.id FROM recipes r WHERE r.dish_id = ${dishId} ORDER BY r.is_default DESC, r.id LIMIT 1`;
       return row?.id ?? null;
     },
 
-    async productExists(tx: Queryable, productId: string): Promise<boolean> {
-      const rows = await tx`SELECT 1 FROM products WHERE id = ${productId}`;
+    async productExists(productId: string): Promise<boolean> {
+      const rows = await sql`SELECT 1 FROM products WHERE id = ${productId}`;
       return rows.length > 0;
     },
 
-    async ownsDishJob(tx: Queryable, userId: string, jobId: string): Promise<boolean> {
-      const rows = await tx`SELECT 1 FROM dish_recognition_jobs WHERE id = ${jobId} AND user_id = ${userId}`;
+    async jobLinked(jobId: string): Promise<boolean> {
+      const rows = await sql`SELECT 1 FROM meal_diary WHERE job_id = ${jobId}`;
+      return rows.length > 0;
+    },
+
+    async ownsDishJob(userId: string, jobId: string): Promise<boolean> {
+      const rows = await sql`SELECT 1 FROM dish_recognition_jobs WHERE id = ${jobId} AND user_id = ${userId}`;
       return rows.length > 0;
     },
 
@@ -173,8 +182,8 @@ export function diaryRepository(sql: Sql) {
      * A dish by name in any language: exact (case-insensitive) first, else a very close name (trigram similarity of
      * at least 0.7). Catalog dishes and the user's own named dishes only: other users' names stay private.
      */
-    async findDishByName(tx: Queryable, userId: string, name: string): Promise<string | null> {
-      const [row] = await tx<{ dish_id: string }[]>`${DISH_BY_NAME(tx, userId, name)}`;
+    async findDishByName(userId: string, name: string): Promise<string | null> {
+      const [row] = await sql<{ dish_id: string }[]>`${DISH_BY_NAME(sql, userId, name)}`;
       return row?.dish_id ?? null;
     },
 
@@ -182,32 +191,31 @@ export function diaryRepository(sql: Sql) {
      * Serialises the creation of a dish named `name` for the user until the transaction ends, so the API and the dish
      * worker racing on one name make one dish.
      */
-    async lockDishName(tx: Queryable, userId: string, name: string): Promise<void> {
-      await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`${userId}:${name.toLowerCase()}`}, 0))`;
+    async lockDishName(userId: string, name: string): Promise<void> {
+      await sql`SELECT pg_advisory_xact_lock(hashtextextended(${userId} || ':' || fold_text(${name.trim()}), 0))`;
     },
 
     /** The dish `findDishByName` finds, with its default recipe's per-serving macros, in one statement. */
-    async findDishWithRecipe(tx: Queryable, userId: string, name: string) {
-      const [row] = await tx<{ dish_id: string; recipe_id: string; calories: number; protein: number; fat: number; carbs: number }[]>`
+    async findDishWithRecipe(userId: string, name: string) {
+      const [row] = await sql<{ dish_id: string; recipe_id: string; calories: number; protein: number; fat: number; carbs: number }[]>`
         SELECT m.dish_id, r.id AS recipe_id, r.calories_per_serving::float8 AS calories, r.protein_per_serving::float8 AS protein,
                r.fat_per_serving::float8 AS fat, r.carbs_per_serving::float8 AS carbs
-        FROM (${DISH_BY_NAME(tx, userId, name)}) m
+        FROM (${DISH_BY_NAME(sql, userId, name)}) m
         CROSS JOIN LATERAL (SELECT * FROM recipes r WHERE r.dish_id = m.dish_id ORDER BY r.is_default DESC, r.id LIMIT 1) r`;
       return row ?? null;
     },
 
     /** Creates the user's dish with a recipe stub whose per-serving macros a model estimated. */
     async createStubDish(
-      tx: Queryable,
       userId: string,
       name: string,
       language: string,
       macros: { calories: number; protein: number; fat: number; carbs: number },
     ): Promise<{ dishId: string; recipeId: string }> {
-      const [dish] = await tx<{ id: string }[]>`
+      const [dish] = await sql<{ id: string }[]>`
         INSERT INTO dishes (source, created_by) VALUES ('stub', ${userId}) RETURNING id`;
-      await tx`INSERT INTO dish_translations (dish_id, language_code, name) VALUES (${dish!.id}, ${language}, ${name.trim()})`;
-      const [recipe] = await tx<{ id: string }[]>`
+      await sql`INSERT INTO dish_translations (dish_id, language_code, name) VALUES (${dish!.id}, ${language}, ${name.trim()})`;
+      const [recipe] = await sql<{ id: string }[]>`
         INSERT INTO recipes (dish_id, is_default, source, servings, calories_per_serving, protein_per_serving,
                              fat_per_serving, carbs_per_serving, created_by)
         VALUES (${dish!.id}, true, 'stub', 1, ${macros.calories}, ${macros.protein}, ${macros.fat}, ${macros.carbs}, ${userId})

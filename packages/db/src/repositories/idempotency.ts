@@ -1,39 +1,42 @@
-import type { Sql } from '../client.ts';
+import type { Queryable } from '../client.ts';
 
-export type Claim =
-  | { state: 'claimed' }
-  | { state: 'replay'; statusCode: number; response: unknown }
-  | { state: 'mismatch' }
-  | { state: 'in_progress' };
+export interface StoredResponse {
+  request_hash: string;
+  status_code: number;
+  response: unknown;
+}
 
-/** Idempotency keys: the first request with a key claims it; later ones replay its stored response. */
-export function idempotencyRepository(sql: Sql) {
+/**
+ * Idempotency keys, used inside the transaction of the request's own effect: the response is stored with the effect
+ * or not at all, so no failure leaves one without the other, and a crash leaves no key behind. Keys live a day.
+ */
+export function idempotencyRepository(sql: Queryable) {
   return {
-    async claim(userId: string, route: string, key: string, requestHash: string): Promise<Claim> {
-      const [claimed] = await sql`
-        INSERT INTO idempotency_keys (user_id, route, key, request_hash) VALUES (${userId}, ${route}, ${key}, ${requestHash})
-        ON CONFLICT (user_id, route, key) DO UPDATE SET request_hash = excluded.request_hash, status_code = NULL,
-          response = NULL, created_at = now()
-          WHERE idempotency_keys.created_at < now() - interval '24 hours'
-        RETURNING 1`;
-      if (claimed) return { state: 'claimed' };
-      const [row] = await sql<{ request_hash: string; status_code: number | null; response: unknown }[]>`
-        SELECT request_hash, status_code, response FROM idempotency_keys WHERE user_id = ${userId} AND route = ${route} AND key = ${key}`;
-      if (!row) return this.claim(userId, route, key, requestHash);
-      if (row.request_hash !== requestHash) return { state: 'mismatch' };
-      if (row.status_code === null) return { state: 'in_progress' };
-      return { state: 'replay', statusCode: row.status_code, response: row.response };
+    /**
+     * Holds the key until the transaction ends: a retry arriving meanwhile waits for the first attempt to commit (and
+     * then replays it) or roll back (and then runs itself). Waits at most `waitMs`, then fails with `55P03`.
+     */
+    async lock(userId: string, route: string, key: string, waitMs: number) {
+      await sql`SELECT set_config('lock_timeout', ${`${waitMs}ms`}, true)`;
+      await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`idempotency:${userId}:${route}:${key}`}, 0))`;
+      await sql`SELECT set_config('lock_timeout', '0', true)`;
     },
 
-    async complete(userId: string, route: string, key: string, statusCode: number, response: unknown) {
+    async find(userId: string, route: string, key: string): Promise<StoredResponse | null> {
+      const [row] = await sql<StoredResponse[]>`
+        SELECT request_hash, status_code, response FROM idempotency_keys
+        WHERE user_id = ${userId} AND route = ${route} AND key = ${key} AND status_code IS NOT NULL
+          AND created_at > now() - interval '24 hours'`;
+      return row ?? null;
+    },
+
+    /** Stores the response of the key's first request; a key older than a day is taken over. */
+    async store(userId: string, route: string, key: string, requestHash: string, statusCode: number, response: unknown) {
       await sql`
-        UPDATE idempotency_keys SET status_code = ${statusCode}, response = ${JSON.stringify(response)}::jsonb
-        WHERE user_id = ${userId} AND route = ${route} AND key = ${key}`;
-    },
-
-    /** A failed first attempt frees its key, so the client's retry runs again. */
-    async release(userId: string, route: string, key: string) {
-      await sql`DELETE FROM idempotency_keys WHERE user_id = ${userId} AND route = ${route} AND key = ${key} AND status_code IS NULL`;
+        INSERT INTO idempotency_keys (user_id, route, key, request_hash, status_code, response)
+        VALUES (${userId}, ${route}, ${key}, ${requestHash}, ${statusCode}, ${JSON.stringify(response)}::jsonb)
+        ON CONFLICT (user_id, route, key) DO UPDATE SET request_hash = excluded.request_hash,
+          status_code = excluded.status_code, response = excluded.response, created_at = now()`;
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Queryable, Sql } from '../client.ts';
+import type { Queryable } from '../client.ts';
 import type { MealType } from './diary.ts';
 
 export interface MenuItemRow {
@@ -26,7 +26,7 @@ export interface MenuSlotInput {
 }
 
 /** Weekly menus: one plan per user and Monday, one item per date and meal type. */
-export function menuRepository(sql: Sql) {
+export function menuRepository(sql: Queryable) {
   return {
     async plan(userId: string, weekStart: string, language: string) {
       const [plan] = await sql<{ id: string }[]>`SELECT id FROM menu_plans WHERE user_id = ${userId} AND week_start = ${weekStart}`;
@@ -49,23 +49,23 @@ export function menuRepository(sql: Sql) {
     },
 
     /** The dish and recipe of a slot given either; null when neither exists. */
-    async resolve(tx: Queryable, ref: { dish_id?: string; recipe_id?: string }) {
+    async resolve(ref: { dish_id?: string; recipe_id?: string }) {
       const [row] = ref.recipe_id
-        ? await tx<{ dish_id: string; recipe_id: string }[]>`SELECT dish_id, id AS recipe_id FROM recipes WHERE id = ${ref.recipe_id}`
-        : await tx<{ dish_id: string; recipe_id: string }[]>`
+        ? await sql<{ dish_id: string; recipe_id: string }[]>`SELECT dish_id, id AS recipe_id FROM recipes WHERE id = ${ref.recipe_id}`
+        : await sql<{ dish_id: string; recipe_id: string }[]>`
             SELECT dish_id, id AS recipe_id FROM recipes WHERE dish_id = ${ref.dish_id!} ORDER BY is_default DESC, id LIMIT 1`;
       return row ?? null;
     },
 
     /** Upserts the named slots of a week, leaving every other slot as it is. */
-    async upsertSlots(tx: Queryable, userId: string, weekStart: string, slots: MenuSlotInput[]) {
-      const [plan] = await tx<{ id: string }[]>`
+    async upsertSlots(userId: string, weekStart: string, slots: MenuSlotInput[]) {
+      const [plan] = await sql<{ id: string }[]>`
         INSERT INTO menu_plans (user_id, week_start) VALUES (${userId}, ${weekStart})
         ON CONFLICT (user_id, week_start) DO UPDATE SET updated_at = now()
         RETURNING id`;
       if (slots.length === 0) return;
-      await tx`
-        INSERT INTO menu_items ${tx(slots.map((s) => ({ ...s, menu_plan_id: plan!.id })), 'menu_plan_id', 'date', 'meal_type', 'dish_id', 'recipe_id', 'servings')}
+      await sql`
+        INSERT INTO menu_items ${sql(slots.map((s) => ({ ...s, menu_plan_id: plan!.id })), 'menu_plan_id', 'date', 'meal_type', 'dish_id', 'recipe_id', 'servings')}
         ON CONFLICT (menu_plan_id, date, meal_type)
           DO UPDATE SET dish_id = excluded.dish_id, recipe_id = excluded.recipe_id, servings = excluded.servings`;
     },

@@ -1,4 +1,4 @@
-import type { Queryable, Sql } from '../client.ts';
+import type { Queryable } from '../client.ts';
 
 export interface PantryItemRow {
   id: string;
@@ -42,7 +42,7 @@ export interface PantryPatch {
 }
 
 /** The pantry (`user_products`), every query scoped by its owner. */
-export function pantryRepository(sql: Sql) {
+export function pantryRepository(sql: Queryable) {
   return {
     /** Items by expiry (soonest first); `expiringWithinDays` keeps those expiring by then (expired ones included). */
     async list(userId: string, language: string, opts: { expiringWithinDays?: number; limit: number; after?: { expires_at: string; id: string } }) {

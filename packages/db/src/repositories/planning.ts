@@ -1,4 +1,4 @@
-import type { Queryable, Sql } from '../client.ts';
+import type { Queryable } from '../client.ts';
 import { computePerServing, writeRecipeBody, type Macros } from './recipe-writer.ts';
 
 export interface GeneratedRecipeInput {
@@ -14,14 +14,14 @@ export interface GeneratedRecipeInput {
 }
 
 /** Generated recipes: matched to catalog products and saved as dishes + recipes with their source. */
-export function generatedRecipeRepository(sql: Sql) {
+export function generatedRecipeRepository(sql: Queryable) {
   /**
    * Curated (not imported) products for ingredient names: an exact name in any language first, else the closest
    * name (trigram similarity >= 0.6). Unmatched names stay null and are kept with their text.
    */
-  async function matchProducts(tx: Queryable, names: string[]): Promise<(string | null)[]> {
+  async function matchProducts(names: string[]): Promise<(string | null)[]> {
     if (names.length === 0) return [];
-    const rows = await tx<{ i: number; product_id: string | null }[]>`
+    const rows = await sql<{ i: number; product_id: string | null }[]>`
       SELECT q.i::int AS i, m.product_id
       FROM unnest(${names.map((n) => n.trim().toLowerCase())}::text[]) WITH ORDINALITY AS q(name, i)
       LEFT JOIN LATERAL (
@@ -39,11 +39,10 @@ export function generatedRecipeRepository(sql: Sql) {
     matchProducts,
 
     async save(
-      tx: Queryable,
       input: { recipe: GeneratedRecipeInput; source: 'ai' | 'menu'; userId: string; language: string; imageUrl: string | null },
     ): Promise<{ dishId: string; recipeId: string; caloriesPerServing: number }> {
       const { recipe } = input;
-      const matched = await matchProducts(tx, recipe.ingredients.filter((i) => !i.productId).map((i) => i.name));
+      const matched = await matchProducts(recipe.ingredients.filter((i) => !i.productId).map((i) => i.name));
       let next = 0;
       const ingredients = recipe.ingredients.map((i) => ({
         productId: i.productId ?? matched[next++] ?? null,
@@ -51,22 +50,22 @@ export function generatedRecipeRepository(sql: Sql) {
         quantity: i.quantity,
         unitCode: i.unit,
       }));
-      const computed = await computePerServing(tx, ingredients, recipe.servings);
+      const computed = await computePerServing(sql, ingredients, recipe.servings);
       const macros = computed && computed.unmeasured === 0 ? computed : recipe.macros;
 
-      const [dish] = await tx<{ id: string }[]>`
+      const [dish] = await sql<{ id: string }[]>`
         INSERT INTO dishes (source, created_by, image_url) VALUES (${input.source}, ${input.userId}, ${input.imageUrl}) RETURNING id`;
       const names = [{ dish_id: dish!.id, language_code: input.language, name: recipe.title }];
       if (input.language !== 'en') names.push({ dish_id: dish!.id, language_code: 'en', name: recipe.englishTitle });
-      await tx`INSERT INTO dish_translations ${tx(names)}`;
-      const [row] = await tx<{ id: string }[]>`
+      await sql`INSERT INTO dish_translations ${sql(names)}`;
+      const [row] = await sql<{ id: string }[]>`
         INSERT INTO recipes (dish_id, is_default, source, servings, prep_minutes, cook_minutes, calories_per_serving,
                              protein_per_serving, fat_per_serving, carbs_per_serving, image_url, created_by)
         VALUES (${dish!.id}, true, ${input.source}, ${recipe.servings}, ${recipe.prepMinutes}, ${recipe.cookMinutes},
                 ${macros.calories}, ${macros.protein}, ${macros.fat}, ${macros.carbs}, ${input.imageUrl}, ${input.userId})
         RETURNING id`;
       await writeRecipeBody(
-        tx,
+        sql,
         row!.id,
         ingredients,
         recipe.steps.map((text) => ({ text: { [input.language]: text }, durationMinutes: null })),
@@ -83,7 +82,7 @@ export interface CachedRecommendation {
   uses_products: string[];
 }
 
-export function recommendationRepository(sql: Sql) {
+export function recommendationRepository(sql: Queryable) {
   return {
     async get(userId: string, day: string, language: string, mealType: string) {
       const [row] = await sql<{ items: CachedRecommendation[]; generated_at: Date }[]>`
@@ -92,8 +91,8 @@ export function recommendationRepository(sql: Sql) {
       return row ?? null;
     },
 
-    async put(tx: Queryable, userId: string, day: string, language: string, mealType: string, items: CachedRecommendation[]) {
-      const [row] = await tx<{ generated_at: Date }[]>`
+    async put(userId: string, day: string, language: string, mealType: string, items: CachedRecommendation[]) {
+      const [row] = await sql<{ generated_at: Date }[]>`
         INSERT INTO recommendation_sets (user_id, day, language_code, meal_type, items)
         VALUES (${userId}, ${day}, ${language}, ${mealType}, ${JSON.stringify(items)}::jsonb)
         ON CONFLICT (user_id, day, language_code, meal_type)

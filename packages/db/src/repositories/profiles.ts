@@ -1,4 +1,4 @@
-import type { Queryable, Sql } from '../client.ts';
+import type { Queryable } from '../client.ts';
 import type { EnergyInputs } from '@nutrition/domain';
 import type { Preferences } from '../schema/users.ts';
 
@@ -30,7 +30,7 @@ export const STORED_PROFILE = (sql: Queryable) => sql`
 
 const PROFILE_COLUMNS = ['name', 'date_of_birth', 'sex', 'height_cm', 'weight_kg', 'activity_level', 'goal'] as const;
 
-export function profileRepository(sql: Sql) {
+export function profileRepository(sql: Queryable) {
   return {
     async get(userId: string): Promise<StoredProfile | null> {
       const [row] = await this.getMany([userId]);

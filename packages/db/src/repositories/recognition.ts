@@ -1,4 +1,4 @@
-import type { Queryable, Sql } from '../client.ts';
+import type { Queryable } from '../client.ts';
 import type { JobError } from '../schema/recognition.ts';
 import { SUBMITTED_CHANNEL, type Plan, type RecognitionKind } from '../queue/queues.ts';
 
@@ -37,7 +37,7 @@ const COLUMNS = (sql: Queryable, kind: RecognitionKind) =>
     : sql`id, status, job_type, result, error, created_at, updated_at`;
 
 /** Recognition jobs and their images; the API reads them scoped by the user, workers by id. */
-export function recognitionRepository(sql: Sql) {
+export function recognitionRepository(sql: Queryable) {
   return {
     /**
      * The job row with the user's current plan and its images, the wake-up call to idle workers (sent on commit), and
@@ -46,21 +46,19 @@ export function recognitionRepository(sql: Sql) {
      * jobs that will be taken first (every paid one, and for a free job every free one too: all were submitted
      * earlier); `avgSeconds` is the mean processing time of the last 50 done jobs.
      */
-    async create(
-      tx: Queryable,
-      kind: RecognitionKind,
+    async create(kind: RecognitionKind,
       userId: string,
       fields: { jobType?: 'receipt' | 'products'; targetDate?: string | null; targetMealType?: string | null },
       images: UploadedImage[],
     ): Promise<{ id: string; plan: Plan; ahead: number; avgSeconds: number | null }> {
-      const table = tx(TABLE[kind]);
+      const table = sql(TABLE[kind]);
       const rows = images
-        .map((img, position) => tx`(${position}::int, ${img.contentType}::text, ${img.data.length}::int, ${img.data}::bytea)`)
-        .reduce((all, row) => tx`${all}, ${row}`);
+        .map((img, position) => sql`(${position}::int, ${img.contentType}::text, ${img.data.length}::int, ${img.data}::bytea)`)
+        .reduce((all, row) => sql`${all}, ${row}`);
       const [columns, values] = kind === 'dish'
-        ? [tx`target_date, target_meal_type`, tx`${fields.targetDate ?? null}::date, ${fields.targetMealType ?? null}::text`]
-        : [tx`job_type`, tx`${fields.jobType!}::text`];
-      const [job] = await tx<{ id: string; plan: Plan; ahead: number; avg_seconds: number | null }[]>`
+        ? [sql`target_date, target_meal_type`, sql`${fields.targetDate ?? null}::date, ${fields.targetMealType ?? null}::text`]
+        : [sql`job_type`, sql`${fields.jobType!}::text`];
+      const [job] = await sql<{ id: string; plan: Plan; ahead: number; avg_seconds: number | null }[]>`
         WITH img AS (
           SELECT uuidv7() AS id, v.* FROM (VALUES ${rows}) AS v(position, content_type, byte_size, data)
         ),
@@ -72,7 +70,7 @@ export function recognitionRepository(sql: Sql) {
           RETURNING id, plan
         ),
         stored AS (
-          INSERT INTO job_images (id, ${tx(kind === 'dish' ? 'dish_job_id' : 'product_job_id')}, position, content_type, byte_size, data)
+          INSERT INTO job_images (id, ${sql(kind === 'dish' ? 'dish_job_id' : 'product_job_id')}, position, content_type, byte_size, data)
           SELECT img.id, job.id, img.position, img.content_type, img.byte_size, img.data FROM img, job
         )
         SELECT job.id, job.plan, pg_notify(${SUBMITTED_CHANNEL}, ${kind}),
@@ -122,6 +120,18 @@ export function recognitionRepository(sql: Sql) {
         SELECT ${COLUMNS(sql, 'product')} FROM product_recognition_jobs
         WHERE user_id = ${userId} ${beforeId ? sql`AND id < ${beforeId}` : sql``}
         ORDER BY id DESC LIMIT ${limit}`;
+    },
+
+    /** The user's product job, locked until the transaction ends, with what an `apply` needs. */
+    async lockForApply(userId: string, jobId: string) {
+      const [row] = await sql<{ status: JobRow['status']; result: unknown; applied_item_ids: string[] | null }[]>`
+        SELECT status, result, applied_item_ids FROM product_recognition_jobs
+        WHERE id = ${jobId} AND user_id = ${userId} FOR UPDATE`;
+      return row ?? null;
+    },
+
+    async markApplied(jobId: string, itemIds: string[]) {
+      await sql`UPDATE product_recognition_jobs SET applied_at = now(), applied_item_ids = ${itemIds}::uuid[] WHERE id = ${jobId}`;
     },
 
     // --- worker side ---

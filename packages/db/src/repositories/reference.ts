@@ -1,4 +1,4 @@
-import type { Sql } from '../client.ts';
+import type { Queryable } from '../client.ts';
 
 export type ReferenceList = 'cuisines' | 'tags' | 'dish_categories' | 'product_categories' | 'units';
 
@@ -11,7 +11,7 @@ const TABLES: Record<ReferenceList, { translations: string; key: string; order: 
 };
 
 /** Reference lists with names in one language, falling back to English where a translation is missing. */
-export function referenceRepository(sql: Sql) {
+export function referenceRepository(sql: Queryable) {
   return {
     async list(list: ReferenceList, language: string): Promise<{ code: string; name: string; short: string }[]> {
       const { translations, key, order } = TABLES[list];

@@ -1,4 +1,4 @@
-import type { Sql } from '../client.ts';
+import type { Queryable } from '../client.ts';
 
 export interface BookmarkRow {
   id: string;
@@ -14,7 +14,7 @@ export interface BookmarkRow {
 }
 
 /** Name and nutrition come from the recipe at read time, so a bookmark never shows stale figures. */
-const BOOKMARK = (sql: Sql, language: string) => sql`
+const BOOKMARK = (sql: Queryable, language: string) => sql`
   s.id, s.recipe_id, r.dish_id, COALESCE(tl.name, te.name) AS name, COALESCE(r.image_url, d.image_url) AS image_url,
   r.calories_per_serving::float8 AS calories_per_serving, r.protein_per_serving::float8 AS protein_per_serving,
   r.fat_per_serving::float8 AS fat_per_serving, r.carbs_per_serving::float8 AS carbs_per_serving, s.saved_at
@@ -22,7 +22,7 @@ const BOOKMARK = (sql: Sql, language: string) => sql`
   LEFT JOIN dish_translations tl ON tl.dish_id = d.id AND tl.language_code = ${language}
   LEFT JOIN dish_translations te ON te.dish_id = d.id AND te.language_code = 'en'`;
 
-export function savedRecipeRepository(sql: Sql) {
+export function savedRecipeRepository(sql: Queryable) {
   return {
     /** Idempotent: returns the bookmark and whether this call created it; null when the recipe does not exist. */
     async save(userId: string, recipeId: string): Promise<{ id: string; created: boolean } | null> {

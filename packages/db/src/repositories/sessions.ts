@@ -1,4 +1,4 @@
-import type { Sql } from '../client.ts';
+import type { Queryable } from '../client.ts';
 
 export const REFRESH_TOKEN_DAYS = 30;
 
@@ -8,13 +8,19 @@ export interface SignedInUser {
   is_new: boolean;
 }
 
+/** A rotated refresh token presented again within this many seconds gets its successor again, not a revocation. */
+export const REFRESH_GRACE_SECONDS = 30;
+
 export type Rotation =
-  | { status: 'rotated'; userId: string; sessionId: string; tokenId: string; email: string | null }
-  | { status: 'reused' }
+  | { status: 'rotated'; userId: string; sessionId: string; successorId: string; email: string | null }
+  | { status: 'reused'; sessionId: string }
   | { status: 'invalid' };
 
-/** Users, sessions and refresh tokens. Only SHA-256 hashes of refresh-token secrets are stored. */
-export function sessionRepository(sql: Sql) {
+/**
+ * Users, sessions and refresh tokens. Only SHA-256 hashes of refresh-token secrets are stored. Built for one executor;
+ * `rotate` needs a transaction.
+ */
+export function sessionRepository(sql: Queryable) {
   return {
     /** Finds or creates the user of an identity, in one statement. */
     async upsertUser(provider: string, subject: string, email: string | null): Promise<SignedInUser> {
@@ -42,44 +48,64 @@ export function sessionRepository(sql: Sql) {
     },
 
     /**
-     * Rotates a refresh token: the presented one stops working and a new one is issued in the same transaction.
-     * Presenting a token that was already rotated is theft (or a lost race of two clients): the session is revoked.
+     * Rotates a refresh token into its successor, whose secret the caller derives from the presented token (so the
+     * same token always has the same successor). Presented again within the grace period (two requests of one app
+     * refreshing at once, a retry after a lost response), it answers with that successor again and revokes nothing;
+     * later, it is theft and the session is revoked. The presented row is locked, so parallel refreshes take turns.
+     * Run it in a transaction.
      */
-    async rotate(tokenId: string, secretHash: Buffer, newSecretHash: Buffer): Promise<Rotation> {
-      return sql.begin(async (tx) => {
-        const [used] = await tx<{ session_id: string; user_id: string; email: string | null }[]>`
-          UPDATE refresh_tokens t SET replaced_at = now()
-          FROM sessions s JOIN users u ON u.id = s.user_id
-          WHERE t.id = ${tokenId} AND t.secret_hash = ${secretHash} AND t.replaced_at IS NULL
-            AND t.expires_at > now() AND s.id = t.session_id AND s.revoked_at IS NULL AND s.expires_at > now()
-          RETURNING t.session_id, s.user_id, u.email`;
-        if (used) {
-          const [fresh] = await tx<{ id: string }[]>`
-            WITH s AS (
-              UPDATE sessions SET expires_at = now() + make_interval(days => ${REFRESH_TOKEN_DAYS})
-              WHERE id = ${used.session_id} RETURNING id, expires_at
-            )
+    async rotate(tokenId: string, secretHash: Buffer, successorHash: Buffer): Promise<Rotation> {
+      const [token] = await sql<{
+        session_id: string;
+        user_id: string;
+        email: string | null;
+        replaced_by: string | null;
+        usable: boolean;
+        in_grace: boolean;
+      }[]>`
+        SELECT t.session_id, s.user_id, u.email, t.replaced_by,
+               t.expires_at > now() AND s.revoked_at IS NULL AND s.expires_at > now() AS usable,
+               t.replaced_at > now() - make_interval(secs => ${REFRESH_GRACE_SECONDS}) AS in_grace
+        FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id JOIN users u ON u.id = s.user_id
+        WHERE t.id = ${tokenId} AND t.secret_hash = ${secretHash}
+        FOR UPDATE OF t`;
+      if (!token || !token.usable) return { status: 'invalid' };
+      const rotated = (successorId: string) =>
+        ({ status: 'rotated', userId: token.user_id, sessionId: token.session_id, successorId, email: token.email }) as const;
+      if (token.replaced_by === null) {
+        const [successor] = await sql<{ id: string }[]>`
+          WITH s AS (
+            UPDATE sessions SET expires_at = now() + make_interval(days => ${REFRESH_TOKEN_DAYS})
+            WHERE id = ${token.session_id} RETURNING id, expires_at
+          ),
+          successor AS (
             INSERT INTO refresh_tokens (session_id, secret_hash, expires_at)
-            SELECT s.id, ${newSecretHash}, s.expires_at FROM s RETURNING id`;
-          return { status: 'rotated', userId: used.user_id, sessionId: used.session_id, tokenId: fresh!.id, email: used.email };
-        }
-        const [stale] = await tx<{ session_id: string }[]>`
-          SELECT session_id FROM refresh_tokens
-          WHERE id = ${tokenId} AND secret_hash = ${secretHash} AND replaced_at IS NOT NULL`;
-        if (!stale) return { status: 'invalid' };
-        await tx`
-          UPDATE sessions SET revoked_at = now(), revoked_reason = 'refresh_token_reused'
-          WHERE id = ${stale.session_id} AND revoked_at IS NULL`;
-        return { status: 'reused' };
-      });
+            SELECT s.id, ${successorHash}, s.expires_at FROM s RETURNING id
+          )
+          UPDATE refresh_tokens SET replaced_at = now(), replaced_by = successor.id
+          FROM successor WHERE refresh_tokens.id = ${tokenId}
+          RETURNING successor.id`;
+        return rotated(successor!.id);
+      }
+      if (token.in_grace) return rotated(token.replaced_by);
+      await sql`
+        UPDATE sessions SET revoked_at = now(), revoked_reason = 'refresh_token_reused'
+        WHERE id = ${token.session_id} AND revoked_at IS NULL`;
+      return { status: 'reused', sessionId: token.session_id };
     },
 
-    /** Revokes the session of a refresh token, if it belongs to this user. Returns the session id revoked. */
-    async revokeByRefreshToken(userId: string, tokenId: string, secretHash: Buffer): Promise<string | null> {
+    /** The user a session belongs to, or null for no such session: an access token's `sub` must be it. */
+    async sessionUser(sessionId: string): Promise<string | null> {
+      const [row] = await sql<{ user_id: string }[]>`SELECT user_id FROM sessions WHERE id = ${sessionId}`;
+      return row?.user_id ?? null;
+    },
+
+    /** Revokes the session of a refresh token (rotated or not: it still proves the device had it). Returns its id. */
+    async revokeByRefreshToken(tokenId: string, secretHash: Buffer): Promise<string | null> {
       const [row] = await sql<{ id: string }[]>`
         UPDATE sessions s SET revoked_at = COALESCE(s.revoked_at, now()), revoked_reason = COALESCE(s.revoked_reason, 'logout')
         FROM refresh_tokens t
-        WHERE t.id = ${tokenId} AND t.secret_hash = ${secretHash} AND s.id = t.session_id AND s.user_id = ${userId}
+        WHERE t.id = ${tokenId} AND t.secret_hash = ${secretHash} AND s.id = t.session_id
         RETURNING s.id`;
       return row?.id ?? null;
     },

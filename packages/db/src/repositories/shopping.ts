@@ -1,5 +1,5 @@
 import type { ShoppingLine, ShoppingNeed, StockItem, Unit } from '@nutrition/domain';
-import type { Queryable, Sql } from '../client.ts';
+import type { Queryable } from '../client.ts';
 
 export interface ShoppingItemRow {
   id: string;
@@ -17,7 +17,7 @@ export interface ShoppingItemRow {
 const UNIT = (alias: string) => `json_build_object('code', ${alias}.code, 'kind', ${alias}.kind, 'factor', ${alias}.factor::float8)`;
 
 /** Shopping lists: generated lines from the week's menu, manual lines kept across regenerations. */
-export function shoppingRepository(sql: Sql) {
+export function shoppingRepository(sql: Queryable) {
   return {
     /** Every ingredient of the week's menu, scaled to the planned servings. */
     async needs(userId: string, weekStart: string, language: string): Promise<ShoppingNeed[]> {
@@ -56,27 +56,23 @@ export function shoppingRepository(sql: Sql) {
       return rows.map((r) => ({ productId: r.product_id, quantity: r.quantity, unit: r.unit }));
     },
 
-    async listId(tx: Queryable, userId: string, weekStart: string): Promise<string | null> {
-      const [row] = await tx<{ id: string }[]>`SELECT id FROM shopping_lists WHERE user_id = ${userId} AND week_start = ${weekStart}`;
-      return row?.id ?? null;
-    },
 
     /**
      * Replaces the generated lines of a week's list in one transaction. Manual lines stay; a line that remains
      * (same product, or same name when it has none) keeps its checked state.
      */
-    async replaceGenerated(tx: Queryable, userId: string, weekStart: string, lines: ShoppingLine[]) {
-      const [list] = await tx<{ id: string }[]>`
+    async replaceGenerated(userId: string, weekStart: string, lines: ShoppingLine[]) {
+      const [list] = await sql<{ id: string }[]>`
         INSERT INTO shopping_lists (user_id, week_start, generated_at) VALUES (${userId}, ${weekStart}, now())
         ON CONFLICT (user_id, week_start) DO UPDATE SET generated_at = now()
         RETURNING id`;
-      const checked = await tx<{ key: string }[]>`
+      const checked = await sql<{ key: string }[]>`
         SELECT COALESCE(product_id::text, lower(name)) AS key FROM shopping_list_items
         WHERE shopping_list_id = ${list!.id} AND NOT is_manual AND checked`;
       const keep = new Set(checked.map((c) => c.key));
-      await tx`DELETE FROM shopping_list_items WHERE shopping_list_id = ${list!.id} AND NOT is_manual`;
+      await sql`DELETE FROM shopping_list_items WHERE shopping_list_id = ${list!.id} AND NOT is_manual`;
       if (lines.length > 0) {
-        await tx`INSERT INTO shopping_list_items ${tx(
+        await sql`INSERT INTO shopping_list_items ${sql(
           lines.map((l) => ({
             shopping_list_id: list!.id,
             product_id: l.productId,

@@ -142,7 +142,8 @@ export const mealDiary = pgTable(
   (t) => [
     index('meal_diary_user_date_idx').on(t.userId, t.date),
     index('meal_diary_user_created_idx').on(t.userId, t.createdAt),
-    index('meal_diary_job_idx').on(t.jobId),
+    // A recognised dish is logged once: a second entry for the same job is a conflict, even when two requests race.
+    uniqueIndex('meal_diary_job_idx').on(t.jobId).where(sql`${t.jobId} IS NOT NULL`),
     check('meal_diary_meal_type_check', oneOf('meal_type', MEAL_TYPES)),
     check('meal_diary_one_item_check', sql`(${t.dishId} IS NULL) <> (${t.productId} IS NULL)`),
     check('meal_diary_dish_recipe_check', sql`(${t.dishId} IS NULL) = (${t.recipeId} IS NULL)`),

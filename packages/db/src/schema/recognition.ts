@@ -55,6 +55,9 @@ export const productRecognitionJobs = pgTable(
   {
     ...jobColumns(),
     jobType: text().notNull(),
+    /** Set once, by the first `apply`: the pantry items it created, which every later call answers with. */
+    appliedAt: timestamptz(),
+    appliedItemIds: uuid().array(),
   },
   (t) => [
     index('product_jobs_user_created_idx').on(t.userId, t.createdAt),

@@ -67,7 +67,8 @@ export const sessions = pgTable(
 
 /**
  * Every refresh token ever issued for a session. The row id is the public half of the token; only the SHA-256 of the
- * secret half is stored. A token with `replaced_at` set was rotated: presenting it again is treated as theft.
+ * secret half is stored. A token with `replaced_at` set was rotated into `replaced_by`: presenting it again within the
+ * refresh grace period hands out that successor again; later, it is treated as theft.
  */
 export const refreshTokens = pgTable(
   'refresh_tokens',
@@ -80,6 +81,7 @@ export const refreshTokens = pgTable(
     createdAt: createdAt(),
     expiresAt: timestamptz().notNull(),
     replacedAt: timestamptz(),
+    replacedBy: uuid(),
   },
   (t) => [index('refresh_tokens_session_idx').on(t.sessionId)],
 );

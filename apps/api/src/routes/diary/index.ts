@@ -3,10 +3,13 @@ import { Type } from 'typebox';
 import { diaryRepository, energyInputs, type StoredProfile } from '@nutrition/db/repositories';
 import { energyProfile, isValidDate, todayUtc } from '@nutrition/domain';
 import { errors, IdParams, Nullable } from '../../schemas.ts';
-import { notFound, validationFailed } from '../../errors.ts';
+import { conflict, notFound, validationFailed } from '../../errors.ts';
 import { fingerprint, idempotent } from '../../idempotency.ts';
 import { DayCache } from '../../day-cache.ts';
 import { DiaryDay, DiaryEntry, DiaryQuery, NewEntry, RecentItem, RecentQuery } from './schemas.ts';
+
+const UNIQUE_VIOLATION = '23505';
+const jobAlreadyLinked = () => conflict('This recognition job is already linked to a diary entry', 'job_already_linked');
 
 /** Kept days are rebuilt at least this often, whatever notifications were missed. */
 const DAY_MAX_AGE_MS = 60_000;
@@ -59,14 +62,15 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
         summary: 'Log a dish (by id or by name in any language) or a catalog product',
         description:
           'A name that matches no dish (exactly or very closely, in any language) creates the dish in the request ' +
-          'language with a recipe stub (`source` = `stub`) whose per-serving macros the model estimates.',
+          'language with a recipe stub (`source` = `stub`) whose per-serving macros the model estimates (counted against ' +
+          'the model budget); a known name (the caller\'s own dish or a catalog dish, case- and accent-insensitive) ' +
+          'asks no model. A `job_id` links the user\'s dish job to at most one entry: a second is 409 `job_already_linked`.',
         body: NewEntry,
         headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ description: 'retries with the same key and body create one entry' })) }),
-        response: { 201: DiaryEntry, ...errors(400, 401, 404, 409, 502) },
+        response: { 201: DiaryEntry, ...errors(400, 401, 404, 409, 429, 502) },
       },
     },
-    async (request, reply) =>
-      idempotent(app, request, reply, () => fingerprint(request.body), async () => {
+    async (request, reply) => {
       const body = request.body;
       const userId = request.user.id;
       checkDate(body.date, '/body/date');
@@ -77,25 +81,36 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
       const name = body.name?.trim();
       if (body.name !== undefined && !name) throw validationFailed('/body/name', 'must not be blank');
 
-      // Estimate before the transaction: a model call must not hold a connection and a lock.
-      const estimate = name ? await app.model.estimateDishMacros({ name, language: request.language }) : null;
+      // A known name (the caller's own dish or the catalog's) costs no model call. An unknown one is estimated before
+      // the transaction (a model call must not hold a connection and a lock), against the model budget.
+      const estimate = name && !(await entries.findDishByName(userId, name))
+        ? (app.spendModelBudget(request), await app.model.estimateDishMacros({ name, language: request.language }))
+        : null;
 
-      const id = await app.sql.begin(async (tx) => {
-        if (body.job_id && !(await entries.ownsDishJob(tx, userId, body.job_id))) throw notFound('Recognition job');
+      return idempotent(app, request, reply, () => fingerprint(body), async (tx) => {
+        const diary = diaryRepository(tx);
+        if (body.job_id) {
+          if (!(await diary.ownsDishJob(userId, body.job_id))) throw notFound('Recognition job');
+          if (await diary.jobLinked(body.job_id)) throw jobAlreadyLinked();
+        }
         let dishId = body.dish_id ?? null;
         let recipeId: string | null = null;
         if (name) {
           // One dish per name and user, even when two requests race.
-          await entries.lockDishName(tx, userId, name);
-          dishId = await entries.findDishByName(tx, userId, name);
-          if (!dishId) ({ dishId, recipeId } = await entries.createStubDish(tx, userId, name, request.language, estimate!));
+          await diary.lockDishName(userId, name);
+          dishId = await diary.findDishByName(userId, name);
+          if (!dishId) {
+            // Found before the transaction, gone now: the client may simply retry.
+            if (!estimate) throw conflict('The dish changed while it was logged, try again', 'retry');
+            ({ dishId, recipeId } = await diary.createStubDish(userId, name, request.language, estimate));
+          }
         }
         if (dishId && !recipeId) {
-          recipeId = await entries.dishRecipe(tx, dishId);
+          recipeId = await diary.dishRecipe(dishId);
           if (!recipeId) throw notFound('Dish');
         }
-        if (body.product_id && !(await entries.productExists(tx, body.product_id))) throw notFound('Product');
-        return entries.insert(tx, userId, {
+        if (body.product_id && !(await diary.productExists(body.product_id))) throw notFound('Product');
+        const id = await diary.insert(userId, {
           date: body.date,
           mealType: body.meal_type,
           dishId,
@@ -105,10 +120,13 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
           portionG: body.portion_g ?? null,
           jobId: body.job_id ?? null,
         });
+        return { status: 201, body: (await diary.get(userId, id, request.language))! };
+      }).catch((err: { code?: string; constraint_name?: string }) => {
+        // Two requests linking one job at the same moment: the unique index decides.
+        if (err.code === UNIQUE_VIOLATION && err.constraint_name === 'meal_diary_job_idx') throw jobAlreadyLinked();
+        throw err;
       });
-      const entry = await entries.get(app.sql, userId, id, request.language);
-      return { status: 201, body: entry! };
-      }),
+    },
   );
 
   app.delete(

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifySchemaCompiler, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static, type TSchema } from 'typebox';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
+import type { Queryable } from '@nutrition/db';
 import { enqueueRecognition, type RecognitionKind } from '@nutrition/db/queue';
 import { pantryRepository, recognitionRepository, type JobRow, type UploadedImage } from '@nutrition/db/repositories';
 import { estimatedSeconds, isValidDate, todayUtc } from '@nutrition/domain';
@@ -12,9 +13,8 @@ import { openEventStream } from '../../sse.ts';
 import { jobState, type JobState } from '../../plugins/events.ts';
 import { fingerprint, idempotent } from '../../idempotency.ts';
 import type { Config } from '../../config.ts';
-import { modelRateLimit, type RateLimits } from '../../plugins/rate-limit.ts';
 import { readSubmission } from './upload.ts';
-import { Accepted, ApplyBody, DishJob, DishSubmission, MAX_IMAGES, ProductJob, ProductSubmission } from './schemas.ts';
+import { Accepted, ApplyBody, DishJob, DishSubmission, MAX_BASE64, MAX_IMAGES, ProductJob, ProductSubmission } from './schemas.ts';
 
 const MEAL_TYPES = ['breakfast', 'second_breakfast', 'lunch', 'afternoon_snack', 'dinner', 'snack'];
 const TERMINAL = new Set(['done', 'failed']);
@@ -27,18 +27,24 @@ const jsonBodyOnly: FastifySchemaCompiler<TSchema> = (route) => {
 
 const MULTIPART = { consumes: ['application/json', 'multipart/form-data'] };
 
+/** The largest valid submission of `images` photos: each at its limit as base64 in JSON (larger than multipart). */
+const bodyLimitFor = (images: number) => images * MAX_BASE64 + 64 * 1024;
+
 /** Photo recognition: submissions (job row, images and queue entry in one transaction), job reads, SSE streams. */
-const recognition: FastifyPluginAsyncTypebox<{ config: Config; limits: RateLimits }> = async (app, { config, limits }) => {
+const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
   const jobs = recognitionRepository(app.sql);
   const pantry = pantryRepository(app.sql);
   app.addHook('onRequest', app.authenticate);
+  // A submission is a model call: counted before its body (up to a hundred megabytes) is read.
+  const modelBudget = (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+    app.spendModelBudget(request);
+    done();
+  };
 
-  async function submit(kind: RecognitionKind, userId: string, images: UploadedImage[], fields: Parameters<typeof jobs.create>[3]) {
-    const job = await app.sql.begin(async (tx) => {
-      const created = await jobs.create(tx, kind, userId, fields, images);
-      await enqueueRecognition(app.boss, tx, kind, created.plan, created.id);
-      return created;
-    });
+  /** The job row, its photos and its queue entry, in the caller's transaction. */
+  async function submit(tx: Queryable, kind: RecognitionKind, userId: string, images: UploadedImage[], fields: Parameters<typeof jobs.create>[2]) {
+    const job = await recognitionRepository(tx).create(kind, userId, fields, images);
+    await enqueueRecognition(app.boss, tx, kind, job.plan, job.id);
     const workers = kind === 'dish' ? config.DISH_WORKER_CAPACITY : config.PRODUCT_WORKER_CAPACITY;
     return {
       job_id: job.id,
@@ -51,16 +57,16 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config; limits: RateLimit
   app.post(
     '/ai/recognize-dish',
     {
-      bodyLimit: 12 * 1024 * 1024,
+      bodyLimit: bodyLimitFor(1),
       validatorCompiler: jsonBodyOnly,
-      config: modelRateLimit(limits),
+      onRequest: modelBudget,
       schema: {
         tags: ['recognition'],
         summary: 'Recognise a dish on one photo (multipart or JSON/base64)',
         description: 'JPEG, PNG, WebP or HEIC by magic bytes (else 415), at most 8 MiB (else 413).',
         ...MULTIPART,
         body: DishSubmission,
-        response: { 202: Accepted, ...errors(400, 401, 409, 413, 415) },
+        response: { 202: Accepted, ...errors(400, 401, 409, 413, 415, 429) },
       },
     },
     async (request, reply) => {
@@ -71,9 +77,9 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config; limits: RateLimit
       if (mealType !== null && !MEAL_TYPES.includes(mealType)) throw validationFailed('/body/target_meal_type', 'is not a meal type');
       const unknown = Object.keys(fields).filter((k) => !['target_date', 'target_meal_type'].includes(k));
       if (unknown.length) throw validationFailed(`/body/${unknown[0]}`, 'is not a known field');
-      return idempotent(app, request, reply, () => fingerprint('dish', targetDate, mealType, ...images.map((i) => i.data)), async () => ({
+      return idempotent(app, request, reply, () => fingerprint('dish', targetDate, mealType, ...images.map((i) => i.data)), async (tx) => ({
         status: 202,
-        body: await submit('dish', request.user.id, images, { targetDate, targetMealType: mealType }),
+        body: await submit(tx, 'dish', request.user.id, images, { targetDate, targetMealType: mealType }),
       }));
     },
   );
@@ -85,25 +91,25 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config; limits: RateLimit
     app.post(
       path,
       {
-        bodyLimit: (MAX_IMAGES * 12 + 1) * 1024 * 1024,
+        bodyLimit: bodyLimitFor(MAX_IMAGES),
         validatorCompiler: jsonBodyOnly,
-        config: modelRateLimit(limits),
+        onRequest: modelBudget,
         schema: {
           tags: ['recognition'],
           summary,
           description: 'Multipart file fields `images` or JSON `images`; the photos are recognised in parallel and merged.',
           ...MULTIPART,
           body: ProductSubmission,
-          response: { 202: Accepted, ...errors(400, 401, 409, 413, 415) },
+          response: { 202: Accepted, ...errors(400, 401, 409, 413, 415, 429) },
         },
       },
       async (request, reply) => {
         const { images, fields } = await readSubmission(request, { min: 1, max: MAX_IMAGES });
         const unknown = Object.keys(fields);
         if (unknown.length) throw validationFailed(`/body/${unknown[0]}`, 'is not a known field');
-        return idempotent(app, request, reply, () => fingerprint(jobType, ...images.map((i) => i.data)), async () => ({
+        return idempotent(app, request, reply, () => fingerprint(jobType, ...images.map((i) => i.data)), async (tx) => ({
           status: 202,
-          body: await submit('product', request.user.id, images, { jobType }),
+          body: await submit(tx, 'product', request.user.id, images, { jobType }),
         }));
       },
     );
@@ -179,34 +185,53 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config; limits: RateLimit
   }, stream('product'));
 
   app.post('/ai/product-jobs/:id/apply', {
+    validatorCompiler: jsonBodyOnly,
     schema: {
       tags: ['recognition'],
-      summary: 'Add the recognised items (or those at item_indexes) to the pantry',
+      summary: 'Add the recognised items (or those at item_indexes) to the pantry, once',
+      description:
+        'Idempotent: the first call adds the items in one transaction and marks the job applied; every later call ' +
+        '(a retry, a double tap, with any body) answers 200 with the items that call added and adds nothing. The body ' +
+        'is optional.',
       params: IdParams,
       body: ApplyBody,
       response: { 200: Type.Object({ items: Type.Array(Type.Object({}, { additionalProperties: true })) }), ...errors(400, 401, 404, 409) },
     },
   }, async (request) => {
-    const job = await findJob('product', request.user.id, request.params.id);
-    if (job.status !== 'done') throw conflict('The job has not finished recognising', 'job_not_done');
-    const items = (job.result as { items: { name: string; product_id: string | null; quantity: number; unit_code: string; storage_days: number }[] }).items;
-    const indexes = request.body?.item_indexes ?? items.map((_, i) => i);
-    const bad = indexes.find((i) => i >= items.length);
-    if (bad !== undefined) throw validationFailed('/body/item_indexes', `no item ${bad}`);
-    const created = [];
-    for (const i of indexes) {
-      const item = items[i]!;
-      const id = await pantry.insert(request.user.id, {
-        productId: item.product_id,
-        name: item.product_id ? null : item.name,
-        quantity: item.quantity,
-        unitCode: item.unit_code,
-        storageDays: item.storage_days,
-        addedAt: null,
-      });
-      created.push((await pantry.get(request.user.id, id, request.language))!);
+    const userId = request.user.id;
+    const ids = await app.transaction(async (tx) => {
+      const txJobs = recognitionRepository(tx);
+      // Locked: a parallel apply waits here and then finds the job applied.
+      const job = await txJobs.lockForApply(userId, request.params.id);
+      if (!job) throw notFound('Product job');
+      if (job.applied_item_ids) return job.applied_item_ids;
+      if (job.status !== 'done') throw conflict('The job has not finished recognising', 'job_not_done');
+      const items = (job.result as { items: { name: string; product_id: string | null; quantity: number; unit_code: string; storage_days: number }[] }).items;
+      const indexes = [...new Set(request.body?.item_indexes ?? items.map((_, i) => i))];
+      const bad = indexes.find((i) => i >= items.length);
+      if (bad !== undefined) throw validationFailed('/body/item_indexes', `no item ${bad}`);
+      const txPantry = pantryRepository(tx);
+      const created = [];
+      for (const i of indexes) {
+        const item = items[i]!;
+        created.push(await txPantry.insert(userId, {
+          productId: item.product_id,
+          name: item.product_id ? null : item.name,
+          quantity: item.quantity,
+          unitCode: item.unit_code,
+          storageDays: item.storage_days,
+          addedAt: null,
+        }));
+      }
+      await txJobs.markApplied(request.params.id, created);
+      return created;
+    });
+    const items = [];
+    for (const id of ids) {
+      const item = await pantry.get(userId, id, request.language);
+      if (item) items.push(item);
     }
-    return { items: created };
+    return { items };
   });
 };
 

@@ -4,7 +4,7 @@ import { DateString, MealType, Nullable, Timestamp, Uuid } from '../../schemas.t
 export const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
 export const MAX_IMAGES = 10;
 /** Base64 of 8 MiB, with room for padding. */
-const MAX_BASE64 = Math.ceil(MAX_IMAGE_BYTES / 3) * 4 + 4;
+export const MAX_BASE64 = Math.ceil(MAX_IMAGE_BYTES / 3) * 4 + 4;
 
 export const ImageJson = Type.Object(
   {

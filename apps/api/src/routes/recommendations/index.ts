@@ -6,7 +6,6 @@ import { errors, MealType, Timestamp, Uuid } from '../../schemas.ts';
 import { Recipe } from '../catalog/schemas.ts';
 import { planningContext, photosFor, saveRecipes } from '../../planning.ts';
 import type { Config } from '../../config.ts';
-import { modelRateLimit, type RateLimits } from '../../plugins/rate-limit.ts';
 
 const Recommendation = Type.Intersect([
   Recipe,
@@ -30,7 +29,7 @@ const Query = Type.Object(
  * Recipes recommended by the model for the user's targets, preferences and expiring pantry, stored as dishes and
  * recipes (`source` = `ai`) and cached per user, day, language and meal type; `refresh=true` regenerates.
  */
-const recommendations: FastifyPluginAsyncTypebox<{ config: Config; limits: RateLimits }> = async (app, { config, limits }) => {
+const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
   const cache = recommendationRepository(app.sql);
   const catalog = catalogRepository(app.sql, app.searchSql);
   // Concurrent identical requests in this process share one generation.
@@ -41,8 +40,8 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config; limits: RateL
     const ctx = await planningContext(app, userId, language, day);
     const { recipes } = await app.model.recommend({ ...ctx, count, mealType });
     const images = await photosFor(app, recipes, config.PHOTO_SEARCH_BUDGET_MS);
-    return app.sql.begin(async (tx) => {
-      const saved = await saveRecipes(app, tx, recipes, images, 'ai', userId, language);
+    return app.transaction(async (tx) => {
+      const saved = await saveRecipes(tx, recipes, images, 'ai', userId, language);
       const pantryProducts = new Set(ctx.pantryIds.values());
       const items: CachedRecommendation[] = saved.map((s, i) => {
         const r = recipes[i]!;
@@ -54,7 +53,7 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config; limits: RateL
         }
         return { recipe_id: s.recipeId, title: r.title, reason: r.reason, uses_products: [...used] };
       });
-      const generated_at = await cache.put(tx, userId, day, language, mealType ?? '', items);
+      const generated_at = await recommendationRepository(tx).put(userId, day, language, mealType ?? '', items);
       return { items, generated_at };
     });
   }
@@ -62,13 +61,14 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config; limits: RateL
   app.get(
     '/recommendations',
     {
-      config: modelRateLimit(limits),
       schema: {
         tags: ['recommendations'],
         summary: 'Recipes recommended for the user today (cached per user, day, language and meal type)',
-        description: 'Model output that fails validation is retried twice; an unreachable model is 502 `model_unavailable`.',
+        description:
+          'Model output that fails validation is retried twice; an unreachable model is 502 `model_unavailable`. ' +
+          'A generation counts against the per-user model budget (429 past it); a cached answer does not.',
         querystring: Query,
-        response: { 200: Type.Object({ items: Type.Array(Recommendation), generated_at: Timestamp }), ...errors(400, 401, 502) },
+        response: { 200: Type.Object({ items: Type.Array(Recommendation), generated_at: Timestamp }), ...errors(400, 401, 429, 502) },
       },
     },
     async (request) => {
@@ -80,6 +80,7 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config; limits: RateL
       if (!set || set.items.length < limit) {
         let pending = inflight.get(key);
         if (!pending) {
+          app.spendModelBudget(request);
           pending = generate(userId, day, request.language, meal_type, limit).finally(() => inflight.delete(key));
           inflight.set(key, pending);
         }

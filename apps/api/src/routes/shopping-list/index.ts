@@ -89,7 +89,7 @@ const shoppingList: FastifyPluginAsyncTypebox = async (app) => {
       const weekStart = week(request.body.week_start, '/body/week_start');
       const [needs, stock] = await Promise.all([shopping.needs(request.user.id, weekStart, request.language), shopping.stock(request.user.id)]);
       const lines = shoppingLines(needs, stock);
-      await app.sql.begin((tx) => shopping.replaceGenerated(tx, request.user.id, weekStart, lines));
+      await app.transaction((tx) => shoppingRepository(tx).replaceGenerated(request.user.id, weekStart, lines));
       return render(request.user.id, weekStart, request.language);
     },
   );

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { databaseAnswers } from '@nutrition/db';
 
 const Health = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('error')]),
@@ -7,8 +8,25 @@ const Health = Type.Object({
   version: Type.String(),
 });
 
-/** Liveness plus a real database round trip (bounded, so a hung database cannot hang the probe). */
+/**
+ * Liveness without the database (an orchestrator must not restart a healthy process for a database outage), health
+ * with a real database round trip (bounded, so a hung database cannot hang the probe), and readiness.
+ */
 const system: FastifyPluginAsyncTypebox<{ version: string }> = async (app, opts) => {
+  app.get(
+    '/health/live',
+    {
+      schema: {
+        tags: ['system'],
+        summary: 'Liveness: the process answers; never asks the database (for liveness probes)',
+        security: [],
+        response: { 200: Type.Object({ status: Type.Literal('ok'), version: Type.String() }) },
+      },
+      config: { rateLimit: false },
+    },
+    async () => ({ status: 'ok' as const, version: opts.version }),
+  );
+
   app.get(
     '/health',
     {
@@ -44,20 +62,5 @@ const system: FastifyPluginAsyncTypebox<{ version: string }> = async (app, opts)
     },
   );
 };
-
-export async function databaseAnswers(sql: import('@nutrition/db').Sql, timeoutMs = 2000): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('database timeout')), timeoutMs);
-    });
-    await Promise.race([sql`SELECT 1`.execute(), timeout]);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 export default system;

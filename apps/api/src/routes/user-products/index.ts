@@ -95,30 +95,32 @@ const userProducts: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: PantryItem, ...errors(400, 401, 404, 409) },
       },
     },
-    async (request, reply) =>
-      idempotent(app, request, reply, () => fingerprint(request.body), async () => {
+    async (request, reply) => {
       const body = request.body;
       if ((body.product_id === undefined) === (body.name === undefined)) throw validationFailed('/body', 'give exactly one of product_id, name');
       const name = body.name?.trim();
       if (body.name !== undefined && !name) throw validationFailed('/body/name', 'must not be blank');
       await checkUnit(body.unit_code);
-      const productId = body.product_id ?? (name ? await pantry.productByName(name) : null);
-      let storageDays = body.storage_days;
-      if (productId) {
-        const defaults = await pantry.productDefaults(productId);
-        if (!defaults) throw notFound('Product');
-        storageDays ??= defaults.storage_days ?? DEFAULT_STORAGE_DAYS;
-      }
-      const id = await pantry.insert(request.user.id, {
-        productId,
-        name: productId ? null : name!,
-        quantity: body.quantity,
-        unitCode: body.unit_code,
-        storageDays: storageDays ?? DEFAULT_STORAGE_DAYS,
-        addedAt: body.added_at ?? null,
+      return idempotent(app, request, reply, () => fingerprint(body), async (tx) => {
+        const items = pantryRepository(tx);
+        const productId = body.product_id ?? (name ? await items.productByName(name) : null);
+        let storageDays = body.storage_days;
+        if (productId) {
+          const defaults = await items.productDefaults(productId);
+          if (!defaults) throw notFound('Product');
+          storageDays ??= defaults.storage_days ?? DEFAULT_STORAGE_DAYS;
+        }
+        const id = await items.insert(request.user.id, {
+          productId,
+          name: productId ? null : name!,
+          quantity: body.quantity,
+          unitCode: body.unit_code,
+          storageDays: storageDays ?? DEFAULT_STORAGE_DAYS,
+          addedAt: body.added_at ?? null,
+        });
+        return { status: 201, body: (await items.get(request.user.id, id, request.language))! };
       });
-      return { status: 201, body: (await pantry.get(request.user.id, id, request.language))! };
-      }),
+    },
   );
 
   app.patch(
