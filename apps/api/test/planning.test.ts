@@ -140,16 +140,18 @@ t.test('menus: manual upsert keeps other slots; week mode fits every day; dates 
 
 t.test('shopping list: recipes × servings, pantry subtracted, grouped, toggled, regenerated', async (t) => {
   const { app, sql } = await buildTestApp(t);
-  const a = as(app, await login(app, 'shopper'));
+  const shopper = await login(app, 'shopper');
+  const a = as(app, shopper);
   const b = as(app, await login(app, 'other-shopper'));
   const week = mondayOf(todayUtc());
   const [flour] = await sql`SELECT id FROM products WHERE code = 'wheat_flour'`;
   const [milk] = await sql`SELECT id FROM products WHERE code = 'milk'`;
   const [egg] = await sql`SELECT id FROM products WHERE code = 'egg'`;
-  // A recipe for two with 375 g flour, 250 ml milk and 2 eggs; planned at 2 servings on one day and 2 on another.
-  const [dish] = await sql`INSERT INTO dishes (source) VALUES ('user') RETURNING id`;
+  // The shopper's recipe for two with 375 g flour, 250 ml milk and 2 eggs; planned at 2 servings on two days.
+  const [dish] = await sql`INSERT INTO dishes (source, created_by) VALUES ('user', ${shopper.user.id}) RETURNING id`;
   await sql`INSERT INTO dish_translations (dish_id, language_code, name) VALUES (${dish!.id}, 'en', 'Test pancakes')`;
   const [recipe] = await sql`INSERT INTO recipes (dish_id, is_default, source, servings, calories_per_serving) VALUES (${dish!.id}, true, 'user', 2, 500) RETURNING id`;
+  await sql`UPDATE recipes SET created_by = ${shopper.user.id} WHERE id = ${recipe!.id}`;
   await sql`INSERT INTO recipe_ingredients ${sql([
     { recipe_id: recipe!.id, position: 1, product_id: flour!.id, quantity: 375, unit_code: 'g' },
     { recipe_id: recipe!.id, position: 2, product_id: milk!.id, quantity: 0.25, unit_code: 'l' },

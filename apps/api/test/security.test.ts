@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { InjectOptions } from 'fastify';
-import { todayUtc, weekStart } from '@nutrition/domain';
+import { addDays, todayUtc, weekStart } from '@nutrition/domain';
 import { as, assertError, buildTestApp, login, type Session } from './helpers.ts';
 import { fakeJpeg, imageJson } from './processes.ts';
 
@@ -38,10 +38,13 @@ t.test('Idempotency-Key: a retried creation makes one row; another body with the
 /**
  * Every operation of the OpenAPI document is classified here; a new route that is not fails the test. For each route
  * that takes an id of user data, a second user gets 404; for each list of user data, the second user's answer holds
- * none of the first user's ids.
+ * none of the first user's ids. Dishes and recipes made for a user (stubs from diary names, recommendations, menus)
+ * are that user's data too, in the path and in request bodies.
  */
-const CATALOG = ['/dishes/{id}', '/recipes/{id}', '/products/{id}', '/products/barcode/{barcode}'];
+const CATALOG = ['/products/{id}', '/products/barcode/{barcode}'];
 const OWNED: Record<string, string> = {
+  'GET /dishes/{id}': 'stubDish',
+  'GET /recipes/{id}': 'stubRecipe',
   'DELETE /diary/{id}': 'entry',
   'PATCH /user-products/{id}': 'pantry',
   'DELETE /user-products/{id}': 'pantry',
@@ -59,6 +62,36 @@ const LISTS = [
   'GET /diary', 'GET /diary/recent', 'GET /user-products', 'GET /saved-recipes', 'GET /menu', 'GET /shopping-list',
   'GET /ai/jobs', 'GET /ai/product-jobs', 'GET /ai/product-jobs/history', 'GET /profile', 'GET /recommendations',
 ];
+/**
+ * Every id field of every request body, found in the OpenAPI document: each is tried with another user's row below,
+ * or says why it has no owner. A new body field ending in `_id` that is in neither list fails the test.
+ */
+const BODY_IDS: Record<string, (ids: Record<string, string>) => { payload: Record<string, unknown> }> = {
+  'POST /diary dish_id': (ids) => ({ payload: { date: '2026-11-20', meal_type: 'lunch', dish_id: ids.stubDish } }),
+  'POST /diary job_id': (ids) => ({ payload: { date: '2026-11-20', meal_type: 'lunch', dish_id: ids.catalogDish, job_id: ids.dishJob } }),
+  'POST /saved-recipes recipe_id': (ids) => ({ payload: { recipe_id: ids.stubRecipe } }),
+  'PUT /menu items.dish_id': (ids) => ({ payload: { week_start: ids.week, items: [{ date: ids.week, meal_type: 'dinner', dish_id: ids.menuDish }] } }),
+  'PUT /menu items.recipe_id': (ids) => ({ payload: { week_start: ids.week, items: [{ date: ids.week, meal_type: 'dinner', recipe_id: ids.aiRecipe }] } }),
+};
+/** Products have no maker: the catalog's and imported ones are everyone's. */
+const SHARED_BODY_IDS = ['POST /diary product_id', 'POST /user-products product_id', 'POST /shopping-list/items product_id'];
+
+/** `METHOD /path field` for every property ending in `_id` of every JSON request body (arrays as `items.`). */
+function bodyIdFields(doc: { paths: Record<string, Record<string, any>> }): string[] {
+  const found: string[] = [];
+  const walk = (node: any, path: string, op: string) => {
+    if (!node || typeof node !== 'object') return;
+    for (const [name, child] of Object.entries<any>(node.properties ?? {})) {
+      if (name.endsWith('_id')) found.push(`${op} ${path}${name}`);
+      walk(child, `${path}${name}.`, op);
+    }
+    for (const key of ['items', 'anyOf', 'oneOf', 'allOf']) [node[key]].flat().forEach((child) => walk(child, path, op));
+  };
+  for (const [path, methods] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(methods)) walk(op.requestBody?.content?.['application/json']?.schema, '', `${method.toUpperCase()} ${path}`);
+  }
+  return found;
+}
 const OTHER = [
   'GET /health', 'GET /health/live', 'GET /ready', 'POST /auth/login', 'POST /auth/refresh', 'POST /auth/logout', 'PUT /profile',
   'GET /languages', 'GET /units', 'GET /cuisines', 'GET /tags', 'GET /dish-categories', 'GET /product-categories',
@@ -87,8 +120,16 @@ t.test("authorization matrix: another user's rows are 404 or absent on every rou
   ids.shoppingItem = (await a({ method: 'POST', url: '/shopping-list/items', payload: { week_start: week, name: 'Salt' } })).json().id;
   ids.menu = (await a({ method: 'GET', url: `/menu?week_start=${week}` })).json().id;
   await sql`UPDATE product_recognition_jobs SET status = 'done', result = '{"items":[],"model":"offline"}' WHERE id = ${ids.productJob!}`;
-  await a({ method: 'GET', url: '/recommendations?limit=1' });
+  const stub = (await a({ method: 'POST', url: '/diary', payload: { date: todayUtc(), meal_type: 'snack', name: "grandma's secret cookies" } })).json();
+  ids.stubDish = stub.dish_id;
+  ids.stubRecipe = stub.recipe_id;
+  ids.aiRecipe = (await a({ method: 'GET', url: '/recommendations?limit=1' })).json().items[0].id;
+  const nextWeek = addDays(week, 7);
+  const generated = (await a({ method: 'POST', url: '/ai/generate-menu', payload: { dates: [nextWeek], meal_types: ['lunch'] } })).json();
+  ids.menuDish = generated.plans[0].days[0].items[0].dish_id;
   const secrets = Object.values(ids);
+  ids.catalogDish = borscht!.dish_id;
+  ids.week = week;
 
   const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
   const operations = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) =>
@@ -96,6 +137,17 @@ t.test("authorization matrix: another user's rows are 404 or absent on every rou
   );
   const classified = new Set([...Object.keys(OWNED), ...LISTS, ...OTHER, ...CATALOG.map((p) => `GET ${p}`)]);
   for (const op of operations) t.ok(classified.has(op), `${op} is classified for the authorization matrix`);
+
+  t.same(bodyIdFields(doc).sort(), [...Object.keys(BODY_IDS), ...SHARED_BODY_IDS].sort(), 'every id field of a request body is tried or shared');
+  for (const [field, request] of Object.entries(BODY_IDS)) {
+    const [method, path] = field.split(' ') as [string, string];
+    const res = await b({ method: method as InjectOptions['method'], url: path, ...request(ids) });
+    assertError(t, res, 404, 'not_found');
+  }
+  const search = await b({ method: 'GET', url: `/dishes/search?q=${encodeURIComponent("grandma's secret cookies")}` });
+  t.notOk(search.body.includes(ids.stubDish!), "dish search never finds another user's dish");
+  const own = await a({ method: 'GET', url: `/dishes/search?q=${encodeURIComponent('grandma secret cookies')}` });
+  t.equal(own.json().items[0]?.id, ids.stubDish, 'but finds the caller\'s own');
 
   for (const [op, kind] of Object.entries(OWNED)) {
     const [method, path] = op.split(' ') as [string, string];
@@ -109,6 +161,9 @@ t.test("authorization matrix: another user's rows are 404 or absent on every rou
     const res = await b({ method: 'GET', url: `${path}${query[op] ?? ''}` });
     t.equal(res.statusCode, 200, op);
     for (const secret of secrets) t.notOk(res.body.includes(secret), `${op} shows none of alice's rows`);
+  }
+  for (const [url, kind] of [['/dishes/{id}', 'stubDish'], ['/recipes/{id}', 'stubRecipe'], ['/recipes/{id}', 'aiRecipe']] as const) {
+    t.equal((await a({ method: 'GET', url: url.replace('{id}', ids[kind]!) })).statusCode, 200, `alice reads her own ${kind}`);
   }
   // Alice's rows are untouched by every attempt.
   t.equal((await a({ method: 'GET', url: `/saved-recipes/${ids.bookmark}` })).statusCode, 200);

@@ -1,5 +1,6 @@
-import type { Sql } from '../client.ts';
+import type { Queryable, Sql } from '../client.ts';
 import { localizedName } from './localized.ts';
+import { visibleDish, visibleRecipe } from './ownership.ts';
 
 export interface DishFilters {
   category?: string;
@@ -222,10 +223,10 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
     },
 
     /**
-     * Dish names in every language: full text in each name's own language configuration and in `simple` (prefixes),
+     * The catalog's dishes and the caller's own, by their names in every language: full text in each name's own language configuration and in `simple` (prefixes),
      * trigram similarity of the whole name and of its best-matching word (typos, unfinished words), and substring.
      */
-    async searchDishes(q: string, language: string, limit: number) {
+    async searchDishes(userId: string, q: string, language: string, limit: number) {
       const text = q.trim().toLowerCase();
       const words = queryWords(text);
       const tsq = words.length > 0 ? prefixQuery(words) : null;
@@ -241,7 +242,7 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
           )) AS score
           FROM dish_translations t
           JOIN languages l ON l.code = t.language_code
-          JOIN dishes d ON d.id = t.dish_id AND d.source = 'catalog'
+          JOIN dishes d ON d.id = t.dish_id AND ${visibleDish(sql, userId)}
           WHERE lower(t.name) LIKE ${contains}
              OR lower(t.name) % ${text}
              OR ${text} <% lower(t.name)
@@ -254,19 +255,21 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
         ORDER BY m.score DESC, d.id LIMIT ${limit}`;
     },
 
-    async dishById(id: string, language: string) {
+    /** A catalog dish or one made for the caller, with the recipes the caller may see; null otherwise. */
+    async dishById(userId: string, id: string, language: string) {
       const [dish] = await sql<DishSummaryRow[]>`
-        SELECT ${DISH_SUMMARY(sql)} FROM dishes d ${DISH_JOINS(sql, language)} WHERE d.id = ${id}`;
+        SELECT ${DISH_SUMMARY(sql)} FROM dishes d ${DISH_JOINS(sql, language)} WHERE d.id = ${id} AND ${visibleDish(sql, userId)}`;
       if (!dish) return null;
       const recipes = await sql<RecipeSummaryRow[]>`
         SELECT r.id, r.source, r.servings::float8 AS servings, r.prep_minutes, r.cook_minutes, r.is_default,
                r.calories_per_serving::float8 AS calories_per_serving, r.protein_per_serving::float8 AS protein_per_serving,
                r.fat_per_serving::float8 AS fat_per_serving, r.carbs_per_serving::float8 AS carbs_per_serving, r.image_url
-        FROM recipes r WHERE r.dish_id = ${id} ORDER BY r.is_default DESC, r.id`;
+        FROM recipes r WHERE r.dish_id = ${id} AND ${visibleRecipe(sql, userId)} ORDER BY r.is_default DESC, r.id`;
       return { ...dish, recipes };
     },
 
-    async recipeById(id: string, language: string) {
+    /** A catalog recipe or one made for the caller, whole; null otherwise. */
+    async recipeById(userId: string, id: string, language: string) {
       const [recipe] = await sql<RecipeRow[]>`
         SELECT r.id, r.dish_id, COALESCE(tl.name, te.name) AS name, r.source, r.servings::float8 AS servings,
                r.prep_minutes, r.cook_minutes,
@@ -278,7 +281,7 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
         LEFT JOIN dish_translations te ON te.dish_id = d.id AND te.language_code = 'en'
         LEFT JOIN recipe_translations nl ON nl.recipe_id = r.id AND nl.language_code = ${language}
         LEFT JOIN recipe_translations ne ON ne.recipe_id = r.id AND ne.language_code = 'en'
-        WHERE r.id = ${id}`;
+        WHERE r.id = ${id} AND ${visibleRecipe(sql, userId)}`;
       if (!recipe) return null;
       const [ingredients, steps] = await Promise.all([
         sql<IngredientRow[]>`

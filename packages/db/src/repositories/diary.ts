@@ -1,6 +1,7 @@
 import type { Queryable } from '../client.ts';
 import type { MEAL_TYPES } from '../schema/columns.ts';
 import { localizedName } from './localized.ts';
+import { visibleDish, visibleRecipe } from './ownership.ts';
 import { STORED_PROFILE, type StoredProfile } from './profiles.ts';
 
 export type MealType = (typeof MEAL_TYPES)[number];
@@ -66,11 +67,11 @@ const DISH_BY_NAME = (sql: Queryable, userId: string, name: string) => {
   const text = name.trim();
   return sql`
     (SELECT t.dish_id FROM dish_translations t JOIN dishes d ON d.id = t.dish_id
-     WHERE fold_text(t.name) = fold_text(${text}) AND (d.source = 'catalog' OR d.created_by = ${userId})
+     WHERE fold_text(t.name) = fold_text(${text}) AND ${visibleDish(sql, userId)}
      ORDER BY d.created_by = ${userId} DESC NULLS LAST LIMIT 1)
     UNION ALL
     (SELECT t.dish_id FROM dish_translations t JOIN dishes d ON d.id = t.dish_id
-     WHERE (d.source = 'catalog' OR d.created_by = ${userId})
+     WHERE ${visibleDish(sql, userId)}
        AND fold_text(t.name) % fold_text(${text}) AND similarity(fold_text(t.name), fold_text(${text})) >= 0.7
      ORDER BY similarity(fold_text(t.name), fold_text(${text})) DESC, d.created_by = ${userId} DESC NULLS LAST LIMIT 1)
     LIMIT 1`;
@@ -156,10 +157,12 @@ export function diaryRepository(sql: Queryable) {
         ORDER BY u.last_used_at DESC`;
     },
 
-    /** The default recipe of a dish the user may log: a catalog dish or one the user's own entries created. */
-    async dishRecipe(dishId: string): Promise<string | null> {
+    /** The default recipe of a dish the user may log: a catalog dish or one made for the user; null otherwise. */
+    async dishRecipe(userId: string, dishId: string): Promise<string | null> {
       const [row] = await sql<{ id: string }[]>`
-        SELECT r.id FROM recipes r WHERE r.dish_id = ${dishId} ORDER BY r.is_default DESC, r.id LIMIT 1`;
+        SELECT r.id FROM recipes r JOIN dishes d ON d.id = r.dish_id
+        WHERE r.dish_id = ${dishId} AND ${visibleDish(sql, userId)} AND ${visibleRecipe(sql, userId)}
+        ORDER BY r.is_default DESC, r.id LIMIT 1`;
       return row?.id ?? null;
     },
 

@@ -1,5 +1,6 @@
 import type { Queryable } from '../client.ts';
 import type { MealType } from './diary.ts';
+import { visibleDish, visibleRecipe } from './ownership.ts';
 
 export interface MenuItemRow {
   id: string;
@@ -48,12 +49,15 @@ export function menuRepository(sql: Queryable) {
       return { id: plan.id, items };
     },
 
-    /** The dish and recipe of a slot given either; null when neither exists. */
-    async resolve(ref: { dish_id?: string; recipe_id?: string }) {
+    /** The dish and recipe of a slot given either, among those the user may see; null otherwise. */
+    async resolve(userId: string, ref: { dish_id?: string; recipe_id?: string }) {
       const [row] = ref.recipe_id
-        ? await sql<{ dish_id: string; recipe_id: string }[]>`SELECT dish_id, id AS recipe_id FROM recipes WHERE id = ${ref.recipe_id}`
+        ? await sql<{ dish_id: string; recipe_id: string }[]>`
+            SELECT dish_id, id AS recipe_id FROM recipes r WHERE id = ${ref.recipe_id} AND ${visibleRecipe(sql, userId)}`
         : await sql<{ dish_id: string; recipe_id: string }[]>`
-            SELECT dish_id, id AS recipe_id FROM recipes WHERE dish_id = ${ref.dish_id!} ORDER BY is_default DESC, id LIMIT 1`;
+            SELECT r.dish_id, r.id AS recipe_id FROM recipes r JOIN dishes d ON d.id = r.dish_id
+            WHERE r.dish_id = ${ref.dish_id!} AND ${visibleDish(sql, userId)} AND ${visibleRecipe(sql, userId)}
+            ORDER BY r.is_default DESC, r.id LIMIT 1`;
       return row ?? null;
     },
 

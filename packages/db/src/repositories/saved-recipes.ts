@@ -1,4 +1,5 @@
 import type { Queryable } from '../client.ts';
+import { visibleRecipe } from './ownership.ts';
 
 export interface BookmarkRow {
   id: string;
@@ -24,12 +25,12 @@ const BOOKMARK = (sql: Queryable, language: string) => sql`
 
 export function savedRecipeRepository(sql: Queryable) {
   return {
-    /** Idempotent: returns the bookmark and whether this call created it; null when the recipe does not exist. */
+    /** Idempotent: returns the bookmark and whether this call created it; null for a recipe the user may not see. */
     async save(userId: string, recipeId: string): Promise<{ id: string; created: boolean } | null> {
       const [row] = await sql<{ id: string; created: boolean }[]>`
         WITH ins AS (
           INSERT INTO user_saved_recipes (user_id, recipe_id)
-          SELECT ${userId}, id FROM recipes WHERE id = ${recipeId}
+          SELECT ${userId}, r.id FROM recipes r WHERE r.id = ${recipeId} AND ${visibleRecipe(sql, userId)}
           ON CONFLICT (user_id, recipe_id) DO NOTHING
           RETURNING id
         )

@@ -43,7 +43,7 @@ const catalog: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['catalog'],
-        summary: 'Hybrid search over dish names in every language (full text, prefixes, typos, substrings), best first',
+        summary: 'Hybrid search over the names of catalog dishes and the caller\'s own, in every language, best first',
         querystring: DishSearchQuery,
         response: { 200: DishSearchResult, ...errors(400, 401) },
       },
@@ -51,15 +51,15 @@ const catalog: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const q = request.query.q.trim();
       if (!q) throw badRequest('q must not be blank', 'validation_failed');
-      return { items: await repo.searchDishes(q, request.language, request.query.limit ?? DEFAULT_LIMIT), next_cursor: null };
+      return { items: await repo.searchDishes(request.user.id, q, request.language, request.query.limit ?? DEFAULT_LIMIT), next_cursor: null };
     },
   );
 
   app.get(
     '/dishes/:id',
-    { schema: { tags: ['catalog'], summary: 'A dish with its recipes', params: IdParams, response: { 200: Dish, ...errors(400, 401, 404) } } },
+    { schema: { tags: ['catalog'], summary: 'A catalog dish or one made for the caller, with its recipes (another user\'s is 404)', params: IdParams, response: { 200: Dish, ...errors(400, 401, 404) } } },
     async (request) => {
-      const dish = await repo.dishById(request.params.id, request.language);
+      const dish = await repo.dishById(request.user.id, request.params.id, request.language);
       if (!dish) throw notFound('Dish');
       return dish;
     },
@@ -67,9 +67,9 @@ const catalog: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/recipes/:id',
-    { schema: { tags: ['catalog'], summary: 'A full recipe', params: IdParams, response: { 200: Recipe, ...errors(400, 401, 404) } } },
+    { schema: { tags: ['catalog'], summary: 'A full catalog recipe or one made for the caller (another user\'s is 404)', params: IdParams, response: { 200: Recipe, ...errors(400, 401, 404) } } },
     async (request) => {
-      const recipe = await repo.recipeById(request.params.id, request.language);
+      const recipe = await repo.recipeById(request.user.id, request.params.id, request.language);
       if (!recipe) throw notFound('Recipe');
       return recipe;
     },

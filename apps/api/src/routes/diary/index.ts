@@ -106,7 +106,7 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
           }
         }
         if (dishId && !recipeId) {
-          recipeId = await diary.dishRecipe(dishId);
+          recipeId = await diary.dishRecipe(userId, dishId);
           if (!recipeId) throw notFound('Dish');
         }
         if (body.product_id && !(await diary.productExists(body.product_id))) throw notFound('Product');

@@ -66,7 +66,7 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
         const weekMenus = menuRepository(tx);
         const slots = [];
         for (const item of items) {
-          const ref = await weekMenus.resolve(item);
+          const ref = await weekMenus.resolve(request.user.id, item);
           if (!ref) throw notFound(item.recipe_id ? 'Recipe' : 'Dish');
           slots.push({ date: item.date, meal_type: item.meal_type, ...ref, servings: item.servings ?? 1 });
         }

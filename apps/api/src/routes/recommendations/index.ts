@@ -88,7 +88,7 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (ap
       }
       const items = [];
       for (const item of set.items.slice(0, limit)) {
-        const recipe = await catalog.recipeById(item.recipe_id, request.language);
+        const recipe = await catalog.recipeById(userId, item.recipe_id, request.language);
         if (recipe) items.push({ ...recipe, title: item.title, reason: item.reason, uses_products: item.uses_products });
       }
       return { items, generated_at: set.generated_at };
