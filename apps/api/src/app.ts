@@ -13,6 +13,7 @@ import type { IdentityVerifier } from './identity/verifier.ts';
 import errorsPlugin from './plugins/errors.ts';
 import dbPlugin from './plugins/db.ts';
 import profileReadsPlugin from './plugins/profile-reads.ts';
+import clockPlugin from './plugins/clock.ts';
 import notificationsPlugin from './plugins/notifications.ts';
 import authPlugin from './plugins/auth.ts';
 import i18nPlugin from './plugins/i18n.ts';
@@ -57,6 +58,8 @@ export interface AppOptions {
   model?: ModelProvider;
   photos?: PhotoSearch | null;
   logger?: FastifyServerOptions['logger'];
+  /** The current instant, for tests that set the clock (default: the system clock). */
+  clock?: () => Date;
 }
 
 /** Pino options shared by every process: secrets and tokens never reach the logs. */
@@ -146,6 +149,7 @@ export async function buildApp(config: Config, options: AppOptions = {}) {
   await app.register(docsPlugin);
   await app.register(dbPlugin, { url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, transactionWaitMs: config.DATABASE_BUSY_WAIT_MS });
   await app.register(profileReadsPlugin);
+  await app.register(clockPlugin, { clock: options.clock });
   await app.register(notificationsPlugin);
   await app.register(authPlugin, { secret: config.JWT_SECRET, onRevoked: closeSessionStreams });
   await app.register(i18nPlugin);

@@ -1,16 +1,23 @@
 import type { FastifyInstance } from 'fastify';
 import { findPhotos, type GeneratedRecipe, type PlanningContext } from '@nutrition/ai';
 import type { Queryable } from '@nutrition/db';
-import { energyInputs, generatedRecipeRepository, pantryRepository, profileRepository } from '@nutrition/db/repositories';
-import { energyProfile, todayUtc } from '@nutrition/domain';
+import { energyInputs, generatedRecipeRepository, pantryRepository } from '@nutrition/db/repositories';
+import { energyProfile } from '@nutrition/domain';
+import type { UserTime } from './plugins/clock.ts';
 
 /** What every planning prompt is built from: the profile's targets and preferences, the pantry (expiring first). */
-export async function planningContext(app: FastifyInstance, userId: string, language: string, seed: string): Promise<PlanningContext & { pantryIds: Map<string, string> }> {
+export async function planningContext(
+  app: FastifyInstance,
+  userId: string,
+  language: string,
+  seed: string,
+  time: UserTime,
+): Promise<PlanningContext & { pantryIds: Map<string, string> }> {
   const [profile, pantry] = await Promise.all([
-    profileRepository(app.sql).get(userId),
-    pantryRepository(app.sql).list(userId, language, { limit: 100 }),
+    app.profileReads.load(userId),
+    pantryRepository(app.sql).list(userId, language, time, { limit: 100 }),
   ]);
-  const energy = profile ? energyProfile(energyInputs(profile), todayUtc()) : null;
+  const energy = profile ? energyProfile(energyInputs(profile), time.today) : null;
   const lang = app.languages.byCode.get(language);
   return {
     language: { code: language, english_name: lang?.english_name ?? 'English' },

@@ -46,6 +46,7 @@ const OWNED: Record<string, string> = {
   'GET /dishes/{id}': 'stubDish',
   'GET /recipes/{id}': 'stubRecipe',
   'DELETE /diary/{id}': 'entry',
+  'GET /user-products/{id}': 'pantry',
   'PATCH /user-products/{id}': 'pantry',
   'DELETE /user-products/{id}': 'pantry',
   'GET /saved-recipes/{id}': 'bookmark',

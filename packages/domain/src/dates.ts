@@ -37,3 +37,55 @@ export function weekStart(date: string): string {
 export function isMonday(date: string): boolean {
   return isValidDate(date) && new Date(`${date}T00:00:00Z`).getUTCDay() === 1;
 }
+
+/** True when the runtime knows the IANA time zone `name` (`Europe/Kyiv`, `Pacific/Kiritimati`, `UTC`). */
+export function isTimeZone(name: string): boolean {
+  try {
+    dayFormat(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+/** A formatter of calendar dates in `zone` (`en-CA` writes `YYYY-MM-DD`), made once per zone. */
+function dayFormat(zone: string): Intl.DateTimeFormat {
+  let format = dayFormats.get(zone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    dayFormats.set(zone, format);
+  }
+  return format;
+}
+
+/** "Today" for someone in `zone` at the instant `now`: the calendar date on their clock. */
+export function todayIn(zone: string, now: Date): string {
+  return dayFormat(zone).format(now);
+}
+
+/** The first instant of the calendar day `date` in `zone` (later than midnight where a clock change skips it). */
+export function startOfDayIn(zone: string, date: string): Date {
+  const midnightUtc = Date.parse(`${date}T00:00:00Z`);
+  // The zone's offset is read at two guesses: the second is right unless midnight itself is skipped.
+  let start = midnightUtc;
+  for (let i = 0; i < 2; i++) start = midnightUtc - offsetMs(zone, new Date(start));
+  // Offsets are whole quarter hours: where midnight does not exist, the day starts at the first quarter that does.
+  while (todayIn(zone, new Date(start)) < date) start += 15 * 60_000;
+  return new Date(start);
+}
+
+const clockFormats = new Map<string, Intl.DateTimeFormat>();
+/** How far the wall clock in `zone` is ahead of UTC at `instant`, in milliseconds. */
+function offsetMs(zone: string, instant: Date): number {
+  let format = clockFormats.get(zone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+    });
+    clockFormats.set(zone, format);
+  }
+  const part = Object.fromEntries(format.formatToParts(instant).map((p) => [p.type, Number(p.value)]));
+  const wall = Date.UTC(part.year!, part.month! - 1, part.day!, part.hour!, part.minute!, part.second!);
+  return wall - Math.floor(instant.getTime() / 1000) * 1000;
+}

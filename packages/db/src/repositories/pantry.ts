@@ -13,18 +13,28 @@ export interface PantryItemRow {
   days_left: number;
 }
 
-/**
- * Expiry is derived, never stored: added_at + storage_days calendar days, counted in UTC whatever the session zone.
- * In milliseconds, as the API sends it, so the keyset cursor compares exactly what the client saw.
- */
-const EXPIRES_AT = (sql: Queryable) =>
-  sql`date_trunc('milliseconds', ((u.added_at AT TIME ZONE 'UTC') + make_interval(days => u.storage_days)) AT TIME ZONE 'UTC')`;
+/** Now and today for the user, and their time zone (the API's `userTime`). */
+export interface LocalTime {
+  zone: string;
+  now: Date;
+  today: string;
+}
 
-const ITEM = (sql: Queryable, language: string) => sql`
+/**
+ * Expiry is derived, never stored: added_at + storage_days calendar days on the user's clock (so a clock change in
+ * between moves no date), computed in SQL whatever the session zone. In milliseconds, as the API sends it, so the
+ * keyset cursor compares exactly what the client saw.
+ */
+export const EXPIRES_AT = (sql: Queryable, zone: string, alias = 'u') =>
+  sql`date_trunc('milliseconds', ((${sql(alias)}.added_at AT TIME ZONE ${zone}) + make_interval(days => ${sql(alias)}.storage_days)) AT TIME ZONE ${zone})`;
+
+/** Calendar days from the user's today to the expiry date on their clock (0: expires today; negative: expired). */
+const DAYS_LEFT = (sql: Queryable, time: LocalTime) => sql`((${EXPIRES_AT(sql, time.zone)}) AT TIME ZONE ${time.zone})::date - ${time.today}::date`;
+
+const ITEM = (sql: Queryable, language: string, time: LocalTime) => sql`
   u.id, u.product_id, COALESCE(u.name, pl.name, pe.name, p.canonical_name) AS name, u.quantity::float8 AS quantity,
   u.unit_code, COALESCE(ut.name, ue.name, u.unit_code) AS unit_name, u.storage_days, u.added_at,
-  ${EXPIRES_AT(sql)} AS expires_at,
-  ((${EXPIRES_AT(sql)}) AT TIME ZONE 'UTC')::date - (now() AT TIME ZONE 'UTC')::date AS days_left`;
+  ${EXPIRES_AT(sql, time.zone)} AS expires_at, ${DAYS_LEFT(sql, time)} AS days_left`;
 
 const JOINS = (sql: Queryable, language: string) => sql`
   LEFT JOIN products p ON p.id = u.product_id
@@ -44,20 +54,28 @@ export interface PantryPatch {
 /** The pantry (`user_products`), every query scoped by its owner. */
 export function pantryRepository(sql: Queryable) {
   return {
-    /** Items by expiry (soonest first); `expiringWithinDays` keeps those expiring by then (expired ones included). */
-    async list(userId: string, language: string, opts: { expiringWithinDays?: number; limit: number; after?: { expires_at: string; id: string } }) {
+    /**
+     * Items by expiry (soonest first); `expiringWithinDays` keeps those whose `days_left` is at most that (expired
+     * ones included).
+     */
+    async list(
+      userId: string,
+      language: string,
+      time: LocalTime,
+      opts: { expiringWithinDays?: number; limit: number; after?: { expires_at: string; id: string } },
+    ) {
       return sql<PantryItemRow[]>`
-        SELECT ${ITEM(sql, language)} FROM user_products u ${JOINS(sql, language)}
+        SELECT ${ITEM(sql, language, time)} FROM user_products u ${JOINS(sql, language)}
         WHERE u.user_id = ${userId}
-          ${opts.expiringWithinDays !== undefined ? sql`AND ${EXPIRES_AT(sql)} <= now() + make_interval(days => ${opts.expiringWithinDays})` : sql``}
-          ${opts.after ? sql`AND (${EXPIRES_AT(sql)}, u.id) > (${opts.after.expires_at}::timestamptz, ${opts.after.id}::uuid)` : sql``}
-        ORDER BY ${EXPIRES_AT(sql)}, u.id
+          ${opts.expiringWithinDays !== undefined ? sql`AND ${DAYS_LEFT(sql, time)} <= ${opts.expiringWithinDays}` : sql``}
+          ${opts.after ? sql`AND (${EXPIRES_AT(sql, time.zone)}, u.id) > (${opts.after.expires_at}::timestamptz, ${opts.after.id}::uuid)` : sql``}
+        ORDER BY ${EXPIRES_AT(sql, time.zone)}, u.id
         LIMIT ${opts.limit}`;
     },
 
-    async get(userId: string, id: string, language: string): Promise<PantryItemRow | null> {
+    async get(userId: string, id: string, language: string, time: LocalTime): Promise<PantryItemRow | null> {
       const [row] = await sql<PantryItemRow[]>`
-        SELECT ${ITEM(sql, language)} FROM user_products u ${JOINS(sql, language)} WHERE u.user_id = ${userId} AND u.id = ${id}`;
+        SELECT ${ITEM(sql, language, time)} FROM user_products u ${JOINS(sql, language)} WHERE u.user_id = ${userId} AND u.id = ${id}`;
       return row ?? null;
     },
 
@@ -82,11 +100,10 @@ export function pantryRepository(sql: Queryable) {
       return (await sql`SELECT 1 FROM units WHERE code = ${code}`).length > 0;
     },
 
-    async insert(userId: string, item: { productId: string | null; name: string | null; quantity: number; unitCode: string; storageDays: number; addedAt: string | null }) {
+    async insert(userId: string, item: { productId: string | null; name: string | null; quantity: number; unitCode: string; storageDays: number; addedAt: string | Date }) {
       const [row] = await sql<{ id: string }[]>`
         INSERT INTO user_products (user_id, product_id, name, quantity, unit_code, storage_days, added_at)
-        VALUES (${userId}, ${item.productId}, ${item.name}, ${item.quantity}, ${item.unitCode}, ${item.storageDays},
-                COALESCE(${item.addedAt}::timestamptz, now()))
+        VALUES (${userId}, ${item.productId}, ${item.name}, ${item.quantity}, ${item.unitCode}, ${item.storageDays}, ${item.addedAt}::timestamptz)
         RETURNING id`;
       return row!.id;
     },

@@ -14,6 +14,8 @@ export interface ProfileRow {
   goal: 'lose' | 'maintain' | 'gain' | null;
   plan: 'free' | 'paid';
   preferences: Preferences;
+  /** IANA time zone: the user's "today" is computed in it. */
+  timezone: string;
 }
 
 /** A profile as stored, with the version of the user's diary (bumped on every change to its entries). */
@@ -26,9 +28,9 @@ export type ProfilePatch = Partial<Omit<ProfileRow, 'id' | 'email' | 'plan' | 'p
 /** A user's stored profile as a row (shapes as the API sends them), for the reads here and the diary's day read. */
 export const STORED_PROFILE = (sql: Queryable) => sql`
   id, email, name, date_of_birth, sex, height_cm::float8 AS height_cm, weight_kg::float8 AS weight_kg,
-  activity_level, goal, plan, preferences, diary_version::text AS diary_version`;
+  activity_level, goal, plan, preferences, timezone, diary_version::text AS diary_version`;
 
-const PROFILE_COLUMNS = ['name', 'date_of_birth', 'sex', 'height_cm', 'weight_kg', 'activity_level', 'goal'] as const;
+const PROFILE_COLUMNS = ['name', 'date_of_birth', 'sex', 'height_cm', 'weight_kg', 'activity_level', 'goal', 'timezone'] as const;
 
 export function profileRepository(sql: Queryable) {
   return {
@@ -40,6 +42,11 @@ export function profileRepository(sql: Queryable) {
     /** Several users' profiles in one statement (the API batches concurrent requests' reads into it). */
     async getMany(userIds: readonly string[]): Promise<StoredProfile[]> {
       return sql<StoredProfile[]>`SELECT ${STORED_PROFILE(sql)} FROM users WHERE id = ANY(${userIds as string[]}::uuid[])`;
+    },
+
+    /** The time zone names PostgreSQL knows (a zone the API accepts must be known to the runtime and to SQL). */
+    async timeZoneNames(): Promise<string[]> {
+      return (await sql<{ name: string }[]>`SELECT name FROM pg_timezone_names`).map((r) => r.name);
     },
 
     /** Codes among `codes` that the reference table does not have. */

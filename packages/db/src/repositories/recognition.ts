@@ -100,19 +100,19 @@ export function recognitionRepository(sql: Queryable) {
       return sql<JobRow[]>`SELECT ${COLUMNS(sql, kind)} FROM ${sql(TABLE[kind])} WHERE id = ANY(${jobIds}::uuid[])`;
     },
 
-    /** Today's (UTC) dish jobs of the user that no diary entry links yet. */
-    async todaysUnlinkedDishJobs(userId: string): Promise<JobRow[]> {
+    /** The user's dish jobs submitted since `since` (the start of their today) that no diary entry links yet. */
+    async unlinkedDishJobsSince(userId: string, since: Date): Promise<JobRow[]> {
       return sql<JobRow[]>`
         SELECT ${COLUMNS(sql, 'dish')} FROM dish_recognition_jobs j
-        WHERE j.user_id = ${userId} AND j.created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
+        WHERE j.user_id = ${userId} AND j.created_at >= ${since}
           AND NOT EXISTS (SELECT 1 FROM meal_diary d WHERE d.job_id = j.id)
         ORDER BY j.created_at DESC`;
     },
 
-    async recentProductJobs(userId: string): Promise<JobRow[]> {
+    async productJobsSince(userId: string, since: Date): Promise<JobRow[]> {
       return sql<JobRow[]>`
         SELECT ${COLUMNS(sql, 'product')} FROM product_recognition_jobs
-        WHERE user_id = ${userId} AND created_at > now() - interval '24 hours' ORDER BY created_at DESC`;
+        WHERE user_id = ${userId} AND created_at > ${since} ORDER BY created_at DESC`;
     },
 
     async productJobHistory(userId: string, limit: number, beforeId?: string): Promise<JobRow[]> {

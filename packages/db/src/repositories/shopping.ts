@@ -1,5 +1,6 @@
 import type { ShoppingLine, ShoppingNeed, StockItem, Unit } from '@nutrition/domain';
 import type { Queryable } from '../client.ts';
+import { EXPIRES_AT, type LocalTime } from './pantry.ts';
 
 export interface ShoppingItemRow {
   id: string;
@@ -47,12 +48,11 @@ export function shoppingRepository(sql: Queryable) {
       }));
     },
 
-    async stock(userId: string): Promise<StockItem[]> {
+    async stock(userId: string, time: LocalTime): Promise<StockItem[]> {
       const rows = await sql<{ product_id: string; quantity: number; unit: Unit }[]>`
         SELECT u2.product_id, u2.quantity::float8 AS quantity, ${sql.unsafe(UNIT('u'))} AS unit
         FROM user_products u2 JOIN units u ON u.code = u2.unit_code
-        WHERE u2.user_id = ${userId} AND u2.product_id IS NOT NULL
-          AND ((u2.added_at AT TIME ZONE 'UTC') + make_interval(days => u2.storage_days)) AT TIME ZONE 'UTC' > now()`;
+        WHERE u2.user_id = ${userId} AND u2.product_id IS NOT NULL AND ${EXPIRES_AT(sql, time.zone, 'u2')} > ${time.now}`;
       return rows.map((r) => ({ productId: r.product_id, quantity: r.quantity, unit: r.unit }));
     },
 

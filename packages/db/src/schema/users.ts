@@ -26,6 +26,8 @@ export const users = pgTable(
     goal: text(),
     plan: text().notNull().default('free'),
     preferences: jsonb().$type<Preferences>().notNull().default({}),
+    /** IANA time zone of the user's device: every "today" of the user is computed in it. */
+    timezone: text().notNull().default('UTC'),
     /** Bumped by a trigger on every change to the user's diary: lets an API process keep a day's JSON. */
     diaryVersion: bigint({ mode: 'number' }).notNull().default(0),
     createdAt: createdAt(),

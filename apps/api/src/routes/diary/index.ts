@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { diaryRepository, energyInputs, type StoredProfile } from '@nutrition/db/repositories';
-import { energyProfile, isValidDate, todayUtc } from '@nutrition/domain';
+import { energyProfile, isValidDate, todayIn } from '@nutrition/domain';
 import { errors, IdParams, Nullable } from '../../schemas.ts';
 import { conflict, notFound, validationFailed } from '../../errors.ts';
 import { fingerprint, idempotent } from '../../idempotency.ts';
@@ -47,7 +47,7 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
         day = `"entries":${read.entries},"totals":${read.totals}`;
         if (profile) days.set(key, generation, profile.diary_version, day);
       }
-      const target = profile ? energyProfile(energyInputs(profile), todayUtc()).calorie_target : null;
+      const target = profile ? energyProfile(energyInputs(profile), todayIn(profile.timezone, app.now())).calorie_target : null;
       return reply
         .type('application/json; charset=utf-8')
         .send(`{"date":${JSON.stringify(date)},${day},"calorie_target":${target}}` as never);

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { GeneratedRecipe, Slot } from '@nutrition/ai';
 import { menuRepository, type MenuItemRow } from '@nutrition/db/repositories';
-import { addDays, fitDayServings, isMonday, isValidDate, round1, todayUtc, weekStart as mondayOf } from '@nutrition/domain';
+import { addDays, fitDayServings, isMonday, isValidDate, round1, weekStart as mondayOf } from '@nutrition/domain';
 import { errors } from '../../schemas.ts';
 import { notFound, validationFailed } from '../../errors.ts';
 import { planningContext, photosFor, saveRecipes } from '../../planning.ts';
@@ -40,7 +40,7 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
     '/menu',
     { schema: { tags: ['menu'], summary: 'The menu of a week (default: the current one); an empty week is 200', querystring: WeekQuery, response: { 200: Plan, ...errors(400, 401) } } },
     async (request) => {
-      const week = request.query.week_start ?? mondayOf(todayUtc());
+      const week = request.query.week_start ?? mondayOf((await app.userTime(request)).today);
       checkMonday(week, '/querystring/week_start');
       return present(week, await menus.plan(request.user.id, week, request.language));
     },
@@ -113,13 +113,13 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
         });
         slots = body.dates.flatMap((date) => body.meal_types!.map((meal_type) => ({ date, meal_type })));
       } else {
-        const week = body.week_start ?? mondayOf(todayUtc());
+        const week = body.week_start ?? mondayOf((await app.userTime(request)).today);
         checkMonday(week, '/body/week_start');
         slots = Array.from({ length: 7 }, (_, i) => addDays(week, i)).flatMap((date) => WEEK_MEALS.map((meal_type) => ({ date, meal_type })));
       }
 
       app.spendModelBudget(request);
-      const ctx = await planningContext(app, userId, request.language, slots[0]!.date);
+      const ctx = await planningContext(app, userId, request.language, slots[0]!.date, await app.userTime(request));
       const answer = await app.model.planMenu({ ...ctx, slots });
       const wanted = new Set(slots.map((s) => `${s.date}|${s.meal_type}`));
       const generated: { date: string; recipe: GeneratedRecipe }[] = [];

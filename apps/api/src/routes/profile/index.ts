@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { addYears, energyProfile, todayUtc } from '@nutrition/domain';
+import { addYears, energyProfile, todayIn } from '@nutrition/domain';
 import { energyInputs, profileRepository, type ProfileRow } from '@nutrition/db/repositories';
 import { errors } from '../../schemas.ts';
 import { notFound, validationFailed } from '../../errors.ts';
@@ -34,7 +34,7 @@ const profile: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const row = await app.profileReads.load(request.user.id);
       if (!row) throw notFound('Profile');
-      return present(row, todayUtc());
+      return present(row, (await app.userTime(request)).today);
     },
   );
 
@@ -50,7 +50,12 @@ const profile: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const body = request.body;
-      const today = todayUtc();
+      if (body.timezone !== undefined && !app.timeZones.has(body.timezone)) {
+        throw validationFailed('/body/timezone', 'is not an IANA time zone name (such as Europe/Kyiv)');
+      }
+      // Limits on the date of birth count from today in the zone the profile will have.
+      const { zone, now } = await app.userTime(request);
+      const today = todayIn(body.timezone ?? zone, now);
       if (body.date_of_birth) {
         if (body.date_of_birth > addYears(today, -10) || body.date_of_birth < addYears(today, -120)) {
           throw validationFailed('/body/date_of_birth', 'must be between 10 and 120 years before today');

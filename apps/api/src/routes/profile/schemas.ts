@@ -29,6 +29,13 @@ export const ProfileUpdate = Type.Object(
     activity_level: Type.Optional(Nullable(ActivityLevel)),
     goal: Type.Optional(Nullable(Goal)),
     preferences: Type.Optional(PreferencesIn),
+    timezone: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'IANA time zone of the device (`Europe/Kyiv`); every "today" of the user is computed in it',
+      }),
+    ),
   },
   { additionalProperties: false, description: 'partial update: only sent fields change' },
 );
@@ -45,6 +52,7 @@ export const Profile = Type.Object({
   activity_level: Nullable(ActivityLevel),
   goal: Nullable(Goal),
   plan: Type.Union([Type.Literal('free'), Type.Literal('paid')]),
+  timezone: Type.String({ description: 'IANA time zone, default UTC' }),
   preferences: Type.Object({
     language: Nullable(Type.String()),
     cuisines: Type.Array(Type.String()),

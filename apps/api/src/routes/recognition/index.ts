@@ -5,7 +5,7 @@ import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { Queryable } from '@nutrition/db';
 import { enqueueRecognition, type RecognitionKind } from '@nutrition/db/queue';
 import { pantryRepository, recognitionRepository, type JobRow, type UploadedImage } from '@nutrition/db/repositories';
-import { estimatedSeconds, isValidDate, todayUtc } from '@nutrition/domain';
+import { estimatedSeconds, isValidDate, startOfDayIn } from '@nutrition/domain';
 import { Cursor, errors, IdParams, Limit, Nullable, Page } from '../../schemas.ts';
 import { conflict, notFound, validationFailed } from '../../errors.ts';
 import { decodeCursor, encodeCursor, isUuid } from '../../cursor.ts';
@@ -71,7 +71,7 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
     },
     async (request, reply) => {
       const { images, fields } = await readSubmission(request, { min: 1, max: 1 });
-      const targetDate = fields.target_date === undefined ? todayUtc() : String(fields.target_date);
+      const targetDate = fields.target_date === undefined ? (await app.userTime(request)).today : String(fields.target_date);
       if (!isValidDate(targetDate)) throw validationFailed('/body/target_date', 'is not a calendar date');
       const mealType = fields.target_meal_type === undefined ? null : String(fields.target_meal_type);
       if (mealType !== null && !MEAL_TYPES.includes(mealType)) throw validationFailed('/body/target_meal_type', 'is not a meal type');
@@ -147,8 +147,11 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
   };
 
   app.get('/ai/jobs', {
-    schema: { tags: ['recognition'], summary: "Today's dish jobs not yet linked to a diary entry", response: { 200: Type.Object({ items: Type.Array(DishJob), next_cursor: Nullable(Type.String()) }), ...errors(401) } },
-  }, async (request) => ({ items: (await jobs.todaysUnlinkedDishJobs(request.user.id)).map(asDishJob), next_cursor: null }));
+    schema: { tags: ['recognition'], summary: "Today's dish jobs (today on the user's clock) not yet linked to a diary entry", response: { 200: Type.Object({ items: Type.Array(DishJob), next_cursor: Nullable(Type.String()) }), ...errors(401) } },
+  }, async (request) => {
+    const { zone, today } = await app.userTime(request);
+    return { items: (await jobs.unlinkedDishJobsSince(request.user.id, startOfDayIn(zone, today))).map(asDishJob), next_cursor: null };
+  });
 
   app.get('/ai/jobs/:id', {
     schema: { tags: ['recognition'], summary: 'One dish job', params: IdParams, response: { 200: DishJob, ...errors(400, 401, 404) } },
@@ -160,7 +163,10 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
 
   app.get('/ai/product-jobs', {
     schema: { tags: ['recognition'], summary: 'Product jobs of the last 24 hours', response: { 200: Type.Object({ items: Type.Array(ProductJob), next_cursor: Nullable(Type.String()) }), ...errors(401) } },
-  }, async (request) => ({ items: (await jobs.recentProductJobs(request.user.id)).map(asProductJob), next_cursor: null }));
+  }, async (request) => {
+    const since = new Date(app.now().getTime() - 24 * 3600_000);
+    return { items: (await jobs.productJobsSince(request.user.id, since)).map(asProductJob), next_cursor: null };
+  });
 
   app.get('/ai/product-jobs/history', {
     schema: {
@@ -199,6 +205,7 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
     },
   }, async (request) => {
     const userId = request.user.id;
+    const time = await app.userTime(request);
     const ids = await app.transaction(async (tx) => {
       const txJobs = recognitionRepository(tx);
       // Locked: a parallel apply waits here and then finds the job applied.
@@ -220,7 +227,7 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
           quantity: item.quantity,
           unitCode: item.unit_code,
           storageDays: item.storage_days,
-          addedAt: null,
+          addedAt: time.now,
         }));
       }
       await txJobs.markApplied(request.params.id, created);
@@ -228,7 +235,7 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
     });
     const items = [];
     for (const id of ids) {
-      const item = await pantry.get(userId, id, request.language);
+      const item = await pantry.get(userId, id, request.language, time);
       if (item) items.push(item);
     }
     return { items };

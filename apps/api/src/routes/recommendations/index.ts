@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { catalogRepository, recommendationRepository, type CachedRecommendation } from '@nutrition/db/repositories';
-import { todayUtc } from '@nutrition/domain';
+import type { UserTime } from '../../plugins/clock.ts';
 import { errors, MealType, Timestamp, Uuid } from '../../schemas.ts';
 import { Recipe } from '../catalog/schemas.ts';
 import { planningContext, photosFor, saveRecipes } from '../../planning.ts';
@@ -36,8 +36,9 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (ap
   const inflight = new Map<string, Promise<{ items: CachedRecommendation[]; generated_at: Date }>>();
   app.addHook('onRequest', app.authenticate);
 
-  async function generate(userId: string, day: string, language: string, mealType: string | null, count: number) {
-    const ctx = await planningContext(app, userId, language, day);
+  async function generate(userId: string, time: UserTime, language: string, mealType: string | null, count: number) {
+    const day = time.today;
+    const ctx = await planningContext(app, userId, language, day, time);
     const { recipes } = await app.model.recommend({ ...ctx, count, mealType });
     const images = await photosFor(app, recipes, config.PHOTO_SEARCH_BUDGET_MS);
     return app.transaction(async (tx) => {
@@ -73,7 +74,9 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (ap
     },
     async (request) => {
       const { limit = 5, meal_type = null, refresh = false } = request.query;
-      const day = todayUtc();
+      // Cached per day on the user's clock: a new day there brings new recommendations.
+      const time = await app.userTime(request);
+      const day = time.today;
       const userId = request.user.id;
       const key = `${userId}|${day}|${request.language}|${meal_type ?? ''}`;
       let set = refresh ? null : await cache.get(userId, day, request.language, meal_type ?? '');
@@ -81,7 +84,7 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (ap
         let pending = inflight.get(key);
         if (!pending) {
           app.spendModelBudget(request);
-          pending = generate(userId, day, request.language, meal_type, limit).finally(() => inflight.delete(key));
+          pending = generate(userId, time, request.language, meal_type, limit).finally(() => inflight.delete(key));
           inflight.set(key, pending);
         }
         set = await pending;

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { shoppingRepository, type ShoppingItemRow } from '@nutrition/db/repositories';
-import { isMonday, shoppingLines, todayUtc, weekStart as mondayOf } from '@nutrition/domain';
+import { isMonday, shoppingLines, weekStart as mondayOf } from '@nutrition/domain';
 import { DateString, errors, IdParams, Nullable, Timestamp, Uuid } from '../../schemas.ts';
 import { notFound, validationFailed } from '../../errors.ts';
 
@@ -50,8 +51,9 @@ const shoppingList: FastifyPluginAsyncTypebox = async (app) => {
   const shopping = shoppingRepository(app.sql);
   app.addHook('onRequest', app.authenticate);
 
-  const week = (value: string | undefined, path: string) => {
-    const w = value ?? mondayOf(todayUtc());
+  /** The week asked for, else the user's current one (in their time zone). */
+  const week = async (request: FastifyRequest, value: string | undefined, path: string) => {
+    const w = value ?? mondayOf((await app.userTime(request)).today);
     if (!isMonday(w)) throw validationFailed(path, 'must be a Monday (YYYY-MM-DD)');
     return w;
   };
@@ -71,7 +73,7 @@ const shoppingList: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/shopping-list',
     { schema: { tags: ['shopping list'], summary: "A week's shopping list", querystring: Type.Object({ week_start: Type.Optional(DateString) }, { additionalProperties: false }), response: { 200: List, ...errors(400, 401) } } },
-    async (request) => render(request.user.id, week(request.query.week_start, '/querystring/week_start'), request.language),
+    async (request) => render(request.user.id, await week(request, request.query.week_start, '/querystring/week_start'), request.language),
   );
 
   app.post(
@@ -86,8 +88,8 @@ const shoppingList: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const weekStart = week(request.body.week_start, '/body/week_start');
-      const [needs, stock] = await Promise.all([shopping.needs(request.user.id, weekStart, request.language), shopping.stock(request.user.id)]);
+      const weekStart = await week(request, request.body.week_start, '/body/week_start');
+      const [needs, stock] = await Promise.all([shopping.needs(request.user.id, weekStart, request.language), shopping.stock(request.user.id, await app.userTime(request))]);
       const lines = shoppingLines(needs, stock);
       await app.transaction((tx) => shoppingRepository(tx).replaceGenerated(request.user.id, weekStart, lines));
       return render(request.user.id, weekStart, request.language);
@@ -116,7 +118,7 @@ const shoppingList: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { tags: ['shopping list'], summary: 'Add a manual item', body: NewItem, response: { 201: Item, ...errors(400, 401, 404) } } },
     async (request, reply) => {
       const body = request.body;
-      const weekStart = week(body.week_start, '/body/week_start');
+      const weekStart = await week(request, body.week_start, '/body/week_start');
       if (!body.name.trim()) throw validationFailed('/body/name', 'must not be blank');
       if (body.unit_code !== undefined && (await app.sql`SELECT 1 FROM units WHERE code = ${body.unit_code}`).length === 0) {
         throw validationFailed('/body/unit_code', `unknown unit ${body.unit_code}`);

@@ -73,7 +73,7 @@ const userProducts: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { tags: ['pantry'], summary: 'Pantry items, soonest expiry first', querystring: ListQuery, response: { 200: Page(PantryItem), ...errors(400, 401) } } },
     async (request) => {
       const limit = request.query.limit ?? 20;
-      const rows = await pantry.list(request.user.id, request.language, {
+      const rows = await pantry.list(request.user.id, request.language, await app.userTime(request), {
         expiringWithinDays: request.query.expiring_within_days,
         limit: limit + 1,
         after: decodeCursor(request.query.cursor, isKeyset),
@@ -101,6 +101,7 @@ const userProducts: FastifyPluginAsyncTypebox = async (app) => {
       const name = body.name?.trim();
       if (body.name !== undefined && !name) throw validationFailed('/body/name', 'must not be blank');
       await checkUnit(body.unit_code);
+      const time = await app.userTime(request);
       return idempotent(app, request, reply, () => fingerprint(body), async (tx) => {
         const items = pantryRepository(tx);
         const productId = body.product_id ?? (name ? await items.productByName(name) : null);
@@ -116,10 +117,20 @@ const userProducts: FastifyPluginAsyncTypebox = async (app) => {
           quantity: body.quantity,
           unitCode: body.unit_code,
           storageDays: storageDays ?? DEFAULT_STORAGE_DAYS,
-          addedAt: body.added_at ?? null,
+          addedAt: body.added_at ?? time.now,
         });
-        return { status: 201, body: (await items.get(request.user.id, id, request.language))! };
+        return { status: 201, body: (await items.get(request.user.id, id, request.language, time))! };
       });
+    },
+  );
+
+  app.get(
+    '/user-products/:id',
+    { schema: { tags: ['pantry'], summary: 'One pantry item', params: IdParams, response: { 200: PantryItem, ...errors(400, 401, 404) } } },
+    async (request) => {
+      const item = await pantry.get(request.user.id, request.params.id, request.language, await app.userTime(request));
+      if (!item) throw notFound('Pantry item');
+      return item;
     },
   );
 
@@ -132,7 +143,7 @@ const userProducts: FastifyPluginAsyncTypebox = async (app) => {
       if (body.name !== undefined && !body.name.trim()) throw validationFailed('/body/name', 'must not be blank');
       const updated = await pantry.update(request.user.id, request.params.id, { ...body, name: body.name?.trim() });
       if (!updated) throw notFound('Pantry item');
-      return (await pantry.get(request.user.id, request.params.id, request.language))!;
+      return (await pantry.get(request.user.id, request.params.id, request.language, await app.userTime(request)))!;
     },
   );
 
