@@ -8,17 +8,20 @@ const url = process.argv[2]!;
 const sql = postgres(url, { max: 2, onnotice: () => {} });
 const killer = postgres(url, { max: 1, onnotice: () => {} });
 let pid: number | null = null;
-const transaction = sql.begin(async (tx) => {
-  const [row] = await tx<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
-  pid = row!.pid;
-  await tx`SELECT pg_sleep(5)`;
-});
+// The outcome is taken at once: the transaction may fail before the killer's answer arrives.
+const transaction = sql
+  .begin(async (tx) => {
+    const [row] = await tx<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
+    pid = row!.pid;
+    await tx`SELECT pg_sleep(5)`;
+  })
+  .then(
+    () => 'committed',
+    (err: { code?: string }) => `rejected ${err.code}`,
+  );
 while (pid === null) await new Promise((resolve) => setTimeout(resolve, 10));
 await killer`SELECT pg_terminate_backend(${pid})`;
-const outcome = await transaction.then(
-  () => 'committed',
-  (err: { code?: string }) => `rejected ${err.code}`,
-);
+const outcome = await transaction;
 // Long enough for the immediate that used to throw to have run.
 await new Promise((resolve) => setTimeout(resolve, 100));
 const [after] = await sql<{ ok: number }[]>`SELECT 1 AS ok`;
