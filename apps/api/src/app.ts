@@ -11,6 +11,7 @@ import { noopVerifier } from './identity/noop.ts';
 import { oidcVerifier, wellKnownProviders, type OidcProvider } from './identity/oidc.ts';
 import type { IdentityVerifier } from './identity/verifier.ts';
 import errorsPlugin from './plugins/errors.ts';
+import inputPlugin from './plugins/input.ts';
 import dbPlugin from './plugins/db.ts';
 import profileReadsPlugin from './plugins/profile-reads.ts';
 import clockPlugin from './plugins/clock.ts';
@@ -103,16 +104,36 @@ export function identityVerifier(config: Config): IdentityVerifier {
   return oidcVerifier(providers);
 }
 
+/** The properties of an object schema that hold integers (a query string carries them as text). */
+function integerProperties(schema: TSchema): string[] {
+  const properties = (schema as { properties?: Record<string, { type?: string; anyOf?: { type?: string }[] }> }).properties ?? {};
+  return Object.keys(properties).filter((key) => {
+    const p = properties[key]!;
+    return p.type === 'integer' || (p.anyOf ?? []).some((s) => s.type === 'integer');
+  });
+}
+const INTEGER_LITERAL = /^[+-]?\d{1,15}$/;
+
 /**
  * TypeBox's compiler converts every querystring, params and headers value (strings to numbers and the like) before
  * checking it, walking the schema on each request. A value that passes as it is (the usual query of strings) is taken
- * as it is; only one that fails is converted and checked again.
+ * as it is; only one that fails is converted and checked again. Integers must be written as integers: `1.5`, `0x10`
+ * and `1e1` are not (a conversion would take the last two).
  */
 const validatorCompiler: FastifySchemaCompiler<TSchema> = (route) => {
   const convertAndCheck = TypeBoxValidatorCompiler(route);
   if (route.httpPart === 'body') return convertAndCheck;
   const check = Compile(route.schema);
-  return (value) => (check.Check(value) ? { value } : convertAndCheck(value));
+  const integers = integerProperties(route.schema);
+  return (value) => {
+    for (const key of integers) {
+      const raw = (value as Record<string, unknown> | undefined)?.[key];
+      if (raw !== undefined && (typeof raw !== 'string' || !INTEGER_LITERAL.test(raw))) {
+        return { error: [{ keyword: 'type', instancePath: `/${key}`, schemaPath: '', params: {}, message: 'must be an integer literal' }] };
+      }
+    }
+    return check.Check(value) ? { value } : convertAndCheck(value);
+  };
 };
 
 /** Builds the API without listening: main.ts listens, tests inject. */
@@ -137,6 +158,7 @@ export async function buildApp(config: Config, options: AppOptions = {}) {
   app.addSchema(ErrorSchema);
 
   await app.register(errorsPlugin);
+  await app.register(inputPlugin);
   await app.register(sensible);
   const extraOrigins = new Set(splitList(config.CORS_ORIGINS));
   await app.register(cors, {

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
+import { modelProblems } from '@nutrition/ai';
 
 /** The development JWT secret: fine on a laptop, refused when NODE_ENV=production. */
 export const DEV_JWT_SECRET = 'development-only-secret-change-me-0000000000';
@@ -9,7 +10,10 @@ export const ConfigSchema = Type.Object({
     default: 'development',
     description: 'production turns on the safety checks (real JWT secret, no noop verifier)',
   }),
-  HOST: Type.String({ default: '0.0.0.0', description: 'address the API listens on' }),
+  HOST: Type.String({
+    default: '',
+    description: 'address the API listens on; unset: 0.0.0.0 in production, 127.0.0.1 (this machine only) otherwise',
+  }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'API port' }),
   DATABASE_URL: Type.String({ minLength: 1, description: 'PostgreSQL 18 connection string' }),
   DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10, description: 'connections per API process' }),
@@ -41,6 +45,10 @@ export const ConfigSchema = Type.Object({
   OIDC_AUDIENCE: Type.String({ default: '', description: 'custom provider: comma list of accepted audiences' }),
   OIDC_JWKS_URL: Type.String({ default: '', description: 'custom provider: JWKS URL' }),
   OPENAI_API_KEY: Type.String({ default: '', description: 'key of an OpenAI-compatible endpoint; unset: the offline development model' }),
+  MODEL_PROVIDER: Type.Union([Type.Literal(''), Type.Literal('openai'), Type.Literal('offline')], {
+    default: '',
+    description: 'openai or offline; unset: openai when OPENAI_API_KEY is set, else offline (refused in production)',
+  }),
   OPENAI_BASE_URL: Type.String({ default: '', description: 'OpenAI-compatible base URL (OpenRouter, Ollama, vLLM, llama.cpp, gateways); unset: OpenAI' }),
   OPENAI_MODEL: Type.String({ default: 'gpt-4o-mini', description: 'model for every task without its own' }),
   OPENAI_MODEL_RECOMMENDATIONS: Type.String({ default: '', description: 'model for recommendations' }),
@@ -84,6 +92,7 @@ const list = (value: string) =>
 
 export { list as splitList };
 
+
 /**
  * Reads the configuration from environment variables: defaults applied, numbers converted, every wrong variable named
  * with what it should be, and the production rules enforced.
@@ -103,6 +112,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       if (config.JWT_SECRET === DEV_JWT_SECRET) problems.push('JWT_SECRET: set a real secret in production');
       if (config.AUTH_VERIFIER === 'noop') problems.push('AUTH_VERIFIER: noop is for local development only');
     }
+    problems.push(...modelProblems(config));
+    config.HOST ||= config.NODE_ENV === 'production' ? '0.0.0.0' : '127.0.0.1';
     if (config.AUTH_VERIFIER === 'oidc') {
       const providers = list(config.OIDC_PROVIDERS);
       if (providers.length === 0) problems.push('OIDC_PROVIDERS: name at least one provider for the oidc verifier');

@@ -6,7 +6,33 @@ import { buildTestApp, login, type Session } from './helpers.ts';
 type Schema = Record<string, any>;
 
 const HOSTILE_KEYS = ['__proto__', 'constructor', 'prototype', '$where', 'toString'];
+/** Text with a NUL, another control character or a lone surrogate somewhere in it. */
+const controlled = fc
+  .tuple(fc.string({ maxLength: 10 }), fc.constantFrom('\u0000', '\u0007', '\u001b', '\u007f', '\u0085', '\ud800', '\udfff', '\t'), fc.string({ maxLength: 10 }))
+  .map(([a, c, b]) => a + c + b);
+/** Numbers as text in every notation a parser might take for an integer. */
+const numericText = fc.constantFrom('1.5', '0x10', '1e1', '+5', '010', ' 5', '5 ', '٣', 'Infinity', '-0', '9'.repeat(30), '1_000');
+const edgeDates = fc.constantFrom('1899-12-31', '1900-01-01', '2100-12-31', '2101-01-01', '9999-12-31', '0001-01-01', '2026-02-30', '2026-13-01', '0000-00-00');
+const edgeTimestamps = fc.constantFrom('9999-12-31T23:59:59Z', '0001-01-01T00:00:00Z', '1900-01-01T00:00:00Z', '2100-12-31T23:59:59Z', '+010009-12-28T23:59:59.000Z', '2026-02-30T10:00:00Z');
+const cursorOf = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+/** Cursors no page of this API handed out: of the wrong shape, of impossible values, or not base64 JSON at all. */
+const tamperedCursor = fc.oneof(
+  fc.constantFrom(
+    cursorOf({ expires_at: '2026-02-30T00:00:00.000Z', id: '01900000-0000-7000-8000-000000000000' }),
+    cursorOf({ expires_at: '+010009-12-28T23:59:59.000Z', id: '01900000-0000-7000-8000-000000000000' }),
+    cursorOf({ score: 'x', id: 'y' }),
+    cursorOf({ score: 1e308, id: '01900000-0000-7000-8000-000000000000' }),
+    cursorOf('not-a-uuid'),
+    cursorOf(null),
+    cursorOf([1, 2]),
+    '!!!', 'e30', '%00',
+  ),
+  fc.base64String({ maxLength: 40 }),
+);
 const nasty = fc.oneof(
+  controlled,
+  numericText,
+  edgeDates,
   fc.string({ maxLength: 20 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
   fc.constantFrom('', ' ', '\u0000', '%', '_%', "'; DROP TABLE users; --", '../../etc/passwd', '<script>', '𝕏'.repeat(50), '2026-02-30', '-1', 'NaN', '1e309', 'null'),
@@ -29,12 +55,15 @@ function fromSchema(schema: Schema | undefined, depth = 0): fc.Arbitrary<unknown
     if (schema.const !== undefined) return fc.constant(schema.const);
     switch (schema.type) {
       case 'string':
-        if (schema.format === 'date') return fc.oneof(fc.date({ noInvalidDate: true, min: new Date('1900-01-01'), max: new Date('2100-01-01') }).map((d) => d.toISOString().slice(0, 10)), fc.constantFrom('2026-02-30', '2026-13-01', '0000-00-00'));
-        if (schema.format === 'date-time') return fc.date({ noInvalidDate: true }).map((d) => d.toISOString());
+        if (schema.format === 'date') return fc.oneof(fc.date({ noInvalidDate: true, min: new Date('1900-01-01'), max: new Date('2100-01-01') }).map((d) => d.toISOString().slice(0, 10)), edgeDates);
+        if (schema.format === 'date-time') return fc.oneof(fc.date({ noInvalidDate: true, min: new Date('1900-01-01'), max: new Date('2100-01-01') }).map((d) => d.toISOString()), edgeTimestamps);
         if (schema.format === 'uuid') return fc.oneof(fc.uuid(), fc.constant('01900000-0000-7000-8000-000000000000'));
-        return fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 30, 200) });
+        return fc.oneof(
+          { arbitrary: fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 30, 200) }), weight: 4 },
+          { arbitrary: controlled, weight: 1 },
+        );
       case 'integer':
-        return fc.integer({ min: (schema.minimum ?? -1000) - 2, max: (schema.maximum ?? 1000) + 2 });
+        return fc.oneof({ arbitrary: fc.integer({ min: (schema.minimum ?? -1000) - 2, max: (schema.maximum ?? 1000) + 2 }), weight: 4 }, { arbitrary: numericText, weight: 1 });
       case 'number':
         return fc.double({ min: (schema.minimum ?? -1000) - 1, max: (schema.maximum ?? 1e6) + 1, noNaN: true });
       case 'boolean':
@@ -53,20 +82,25 @@ function fromSchema(schema: Schema | undefined, depth = 0): fc.Arbitrary<unknown
   return fc.oneof({ arbitrary: shaped, weight: 4 }, { arbitrary: nasty, weight: 1 });
 }
 
-/** Any generated value as text (objects without a prototype cannot go through String()). */
+/**
+ * Any generated value as text (objects without a prototype cannot go through String()). A URL cannot carry a lone
+ * surrogate (it has no UTF-8 form): there it becomes U+FFFD, as a client's encoder would make it; bodies keep it.
+ */
 const text = (v: unknown) => (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
+const urlText = (v: unknown) => encodeURIComponent(text(v).toWellFormed());
 
 const toQuery = (value: unknown) =>
   value && typeof value === 'object' && !Array.isArray(value)
     ? Object.entries(value as Record<string, unknown>)
-        .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(text(v))}`)
+        .map(([k, v]) => `${urlText(k)}=${urlText(v)}`)
         .join('&')
     : '';
 
 /**
  * Schema-driven fuzzing: for every operation of the OpenAPI document, seeded requests built from its schemas plus
- * hostile values (wrong types, huge and unicode strings, prototype-pollution keys, out-of-range numbers and dates,
- * malformed JSON). No answer may be a 5xx; every 4xx has the contract's error shape; a rejected request changes no
+ * hostile values (wrong types, huge and unicode strings, NUL and other control characters, lone surrogates,
+ * prototype-pollution keys, out-of-range numbers, numbers as text in every notation, dates and timestamps at and
+ * beyond the bounds, tampered cursors, malformed JSON). No answer may be a 5xx; every 4xx has the contract's error shape; a rejected request changes no
  * stored data.
  */
 t.test('every operation survives generated and hostile requests', async (t) => {
@@ -98,13 +132,16 @@ t.test('every operation survives generated and hostile requests', async (t) => {
     const bodySchema = op.requestBody?.content?.['application/json']?.schema as Schema | undefined;
     const arbitrary = fc.record({
       pathParams: fc.record(Object.fromEntries(params.filter((p) => p.in === 'path').map((p) => [p.name, fromSchema(p.schema)]))),
-      query: fc.record(Object.fromEntries(params.filter((p) => p.in === 'query').map((p) => [p.name, fromSchema(p.schema)])), { requiredKeys: [] }),
+      query: fc.record(
+        Object.fromEntries(params.filter((p) => p.in === 'query').map((p) => [p.name, p.name === 'cursor' ? tamperedCursor : fromSchema(p.schema)])),
+        { requiredKeys: [] },
+      ),
       body: fc.oneof({ arbitrary: fromSchema(bodySchema), weight: 5 }, { arbitrary: fc.constantFrom('{"broken":', '[1,2', '\u0000', 'null'), weight: 1 }),
       raw: fc.boolean(),
     });
     const check = async ({ pathParams, query, body, raw }: { pathParams: Record<string, unknown>; query: Record<string, unknown>; body: unknown; raw: boolean }) => {
         cases++;
-        let url = path.replace(/\{(\w+)\}/g, (_, name) => encodeURIComponent(text(pathParams[name] ?? 'x')));
+        let url = path.replace(/\{(\w+)\}/g, (_, name) => urlText(pathParams[name] ?? 'x'));
         const qs = toQuery(query);
         if (qs) url += `?${qs}`;
         const before = await snapshot();

@@ -210,8 +210,8 @@ t.test('personal data', async (t) => {
     t.equal(new Date(dst.expires_at).toISOString(), '2026-03-30T10:00:00.000Z', 'two days later across the 29 March clock change');
     const monthEnd = (await c({ method: 'POST', url: '/user-products', payload: { name: 'Cream', quantity: 1, unit_code: 'pack', storage_days: 3, added_at: '2026-01-30T22:00:00Z' } })).json();
     t.equal(new Date(monthEnd.expires_at).toISOString(), '2026-02-02T22:00:00.000Z');
-    const leap = (await c({ method: 'POST', url: '/user-products', payload: { name: 'Kefir', quantity: 1, unit_code: 'pack', storage_days: 1, added_at: '2028-02-28T12:00:00Z' } })).json();
-    t.equal(new Date(leap.expires_at).toISOString(), '2028-02-29T12:00:00.000Z');
+    const leap = (await c({ method: 'POST', url: '/user-products', payload: { name: 'Kefir', quantity: 1, unit_code: 'pack', storage_days: 1, added_at: '2024-02-28T12:00:00Z' } })).json();
+    t.equal(new Date(leap.expires_at).toISOString(), '2024-02-29T12:00:00.000Z');
   });
 
   t.test('pantry: listing by expiry, filter, update, delete', async (t) => {

@@ -101,8 +101,21 @@ export function openAiProvider(config: OpenAiConfig): ModelProvider & VisionMode
 }
 
 /** The OpenAI-compatible provider from environment variables (the workers' configuration); null without a key. */
+/**
+ * The model rule every process shares: a production process without a model key would silently answer with the
+ * offline stand-ins, so it refuses to start unless MODEL_PROVIDER=offline says that is meant.
+ */
+export function modelProblems(env: { NODE_ENV?: string; OPENAI_API_KEY?: string; MODEL_PROVIDER?: string }): string[] {
+  if (env.MODEL_PROVIDER === 'openai' && !env.OPENAI_API_KEY) return ['OPENAI_API_KEY: required with MODEL_PROVIDER=openai'];
+  if (env.NODE_ENV === 'production' && !env.OPENAI_API_KEY && env.MODEL_PROVIDER !== 'offline') {
+    return ['OPENAI_API_KEY: required in production (set MODEL_PROVIDER=offline to serve the offline development model)'];
+  }
+  return [];
+}
+
+/** The OpenAI-compatible provider the environment configures, or null for the offline development model. */
 export function openAiFromEnv(env: Record<string, string | undefined>, log?: OpenAiConfig['log']) {
-  if (!env.OPENAI_API_KEY) return null;
+  if (!env.OPENAI_API_KEY || env.MODEL_PROVIDER === 'offline') return null;
   const fallback = env.OPENAI_MODEL || 'gpt-4o-mini';
   return openAiProvider({
     apiKey: env.OPENAI_API_KEY,

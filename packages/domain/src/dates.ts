@@ -2,10 +2,14 @@
 
 const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** True for a real calendar date (`2026-02-30` is not). */
+/** The range of every date the service takes: older or later ones are input errors, not data. */
+export const FIRST_DATE = '1900-01-01';
+export const LAST_DATE = '2100-12-31';
+
+/** True for a real calendar date (`2026-02-30` is not) between FIRST_DATE and LAST_DATE. */
 export function isValidDate(value: string): boolean {
   const m = DATE_PATTERN.exec(value);
-  if (!m) return false;
+  if (!m || value < FIRST_DATE || value > LAST_DATE) return false;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const date = new Date(Date.UTC(y, mo - 1, d));
   return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;

@@ -8,3 +8,4 @@ export * from './menu-fitting.ts';
 export * from './shopping.ts';
 export * from './image-type.ts';
 export * from './queue-wait.ts';
+export * from './text.ts';

@@ -7,6 +7,11 @@ t.test('calendar validity', async (t) => {
   t.notOk(isValidDate('2026-02-30'));
   t.notOk(isValidDate('2026-13-01'));
   t.notOk(isValidDate('26-01-01'));
+  t.ok(isValidDate('1900-01-01'));
+  t.ok(isValidDate('2100-12-31'));
+  t.notOk(isValidDate('1899-12-31'), 'before the range');
+  t.notOk(isValidDate('2101-01-01'), 'after the range');
+  t.notOk(isValidDate('9999-12-31'));
 });
 
 t.test('arithmetic across month and year ends', async (t) => {

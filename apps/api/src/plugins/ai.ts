@@ -14,7 +14,7 @@ declare module 'fastify' {
 }
 
 export function modelFromConfig(config: Config, log: FastifyInstance['log']): ModelProvider | null {
-  if (!config.OPENAI_API_KEY) return null;
+  if (!config.OPENAI_API_KEY || config.MODEL_PROVIDER === 'offline') return null;
   const pick = (specific: string) => specific || config.OPENAI_MODEL;
   return openAiProvider({
     apiKey: config.OPENAI_API_KEY,

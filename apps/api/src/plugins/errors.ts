@@ -58,7 +58,7 @@ export default fp(
       const fe = error as FastifyError;
       if (fe.validation) {
         const details = fe.validation.map((v) => ({
-          path: `${fe.validationContext ?? ''}${v.instancePath ?? ''}`,
+          path: `${fe.validationContext ? `/${fe.validationContext}` : ''}${v.instancePath ?? ''}`,
           message: v.message ?? 'is invalid',
         }));
         const first = details[0];

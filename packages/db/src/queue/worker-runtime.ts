@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
+import { modelProblems } from '@nutrition/ai';
 import { createDatabase, databaseAnswers, type Sql } from '../client.ts';
 import { recognitionRepository } from '../repositories/recognition.ts';
 import { createBoss, ensureQueues, type RecognitionJobData, type RecognitionKind } from './queues.ts';
@@ -11,6 +12,8 @@ export interface WorkerSettings {
   databaseUrl: string;
   concurrency: number;
   healthPort: number;
+  /** Address of the health server: 0.0.0.0 in production, 127.0.0.1 otherwise, unless HOST says. */
+  host: string;
   imageRetentionDays: number;
   logLevel: string;
   /** pg-boss supervision (expired heartbeats, retries) interval. */
@@ -19,8 +22,8 @@ export interface WorkerSettings {
 
 /** Every variable a worker reads (its own settings and the model's). */
 export const WORKER_ENV = [
-  'DATABASE_URL', 'WORKER_CONCURRENCY', 'HEALTH_PORT', 'IMAGE_RETENTION_DAYS', 'LOG_LEVEL', 'QUEUE_SUPERVISE_SECONDS', 'NODE_ENV',
-  'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL', 'OPENAI_MODEL_RECOMMENDATIONS', 'OPENAI_MODEL_MENU',
+  'DATABASE_URL', 'WORKER_CONCURRENCY', 'HEALTH_PORT', 'HOST', 'IMAGE_RETENTION_DAYS', 'LOG_LEVEL', 'QUEUE_SUPERVISE_SECONDS',
+  'NODE_ENV', 'MODEL_PROVIDER', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL', 'OPENAI_MODEL_RECOMMENDATIONS', 'OPENAI_MODEL_MENU',
   'OPENAI_MODEL_ESTIMATE', 'OPENAI_MODEL_VISION', 'MODEL_TIMEOUT_MS',
 ] as const;
 
@@ -38,11 +41,14 @@ export function workerSettings(env: Record<string, string | undefined> = process
     databaseUrl: env.DATABASE_URL ?? '',
     concurrency: int('WORKER_CONCURRENCY', 5, 1, 100),
     healthPort: int('HEALTH_PORT', 0, 0, 65535),
+    host: env.HOST || (env.NODE_ENV === 'production' ? '0.0.0.0' : '127.0.0.1'),
     imageRetentionDays: int('IMAGE_RETENTION_DAYS', 30, 1, 3650),
     logLevel: env.LOG_LEVEL ?? 'info',
     superviseSeconds: int('QUEUE_SUPERVISE_SECONDS', 2, 1, 3600),
   };
   if (!settings.databaseUrl) problems.push('DATABASE_URL: required');
+  if (env.MODEL_PROVIDER && !['openai', 'offline'].includes(env.MODEL_PROVIDER)) problems.push('MODEL_PROVIDER: openai or offline');
+  problems.push(...modelProblems(env));
   if (problems.length) throw new Error(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   return settings;
 }
@@ -124,7 +130,7 @@ export async function runWorker(kind: RecognitionKind, makeHandler: (sql: Sql, l
       if (!res.headersSent) answer(res, 500, 'application/json', JSON.stringify({ status: 'error' }));
     });
   });
-  await new Promise<void>((resolve) => health.listen(settings.healthPort, '0.0.0.0', resolve));
+  await new Promise<void>((resolve) => health.listen(settings.healthPort, settings.host, resolve));
   log.info({ port: (health.address() as AddressInfo).port, concurrency: settings.concurrency }, `${kind} worker ready`);
 
   let stopping: Promise<void> | null = null;

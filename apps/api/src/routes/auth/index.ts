@@ -49,7 +49,7 @@ const auth: FastifyPluginAsyncTypebox<{ verifier: IdentityVerifier; secret: stri
       const { sessionId, tokenId } = await sessions.createSession(
         user.id,
         hashSecret(secret),
-        request.headers['user-agent']?.slice(0, 256) ?? null,
+        request.headers['user-agent']?.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').slice(0, 256) ?? null,
       );
       return tokenPair(user, sessionId, tokenId, secret);
     },

@@ -9,7 +9,7 @@ export const MAX_BASE64 = Math.ceil(MAX_IMAGE_BYTES / 3) * 4 + 4;
 export const ImageJson = Type.Object(
   {
     content_type: Type.String({ maxLength: 100, description: 'informative: the type is decided by the magic bytes' }),
-    data_base64: Type.String({ minLength: 1, maxLength: MAX_BASE64 + 1024 }),
+    data_base64: Type.String({ minLength: 1, description: 'at most 8 MiB once decoded (else 413)' }),
   },
   { additionalProperties: false },
 );

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { pantryRepository } from '@nutrition/db/repositories';
 import { Cursor, errors, IdParams, Limit, Nullable, Page, Timestamp, TimestampInput, Uuid } from '../../schemas.ts';
 import { notFound, validationFailed } from '../../errors.ts';
-import { decodeCursor, encodeCursor, isUuid } from '../../cursor.ts';
+import { decodeCursor, encodeCursor, isTimestamp, isUuid } from '../../cursor.ts';
 import { fingerprint, idempotent } from '../../idempotency.ts';
 
 const PantryItem = Type.Object({
@@ -56,14 +56,19 @@ const ListQuery = Type.Object(
 const DEFAULT_STORAGE_DAYS = 7;
 
 const isKeyset = (v: unknown): v is { expires_at: string; id: string } =>
-  typeof v === 'object' && v !== null && typeof (v as { expires_at?: unknown }).expires_at === 'string' &&
-  !Number.isNaN(Date.parse((v as { expires_at: string }).expires_at)) && isUuid((v as { id?: unknown }).id);
+  typeof v === 'object' && v !== null && isTimestamp((v as { expires_at?: unknown }).expires_at) && isUuid((v as { id?: unknown }).id);
 
 /** The pantry: what the user has at home, with expiry computed in SQL from added_at + storage_days. */
 const userProducts: FastifyPluginAsyncTypebox = async (app) => {
   const pantry = pantryRepository(app.sql);
   app.addHook('onRequest', app.authenticate);
 
+  /** A purchase is in the past (a day of slack for clocks and zones), not in the future. */
+  const checkAddedAt = (addedAt: string | undefined) => {
+    if (addedAt !== undefined && Date.parse(addedAt) > app.now().getTime() + 24 * 3600_000) {
+      throw validationFailed('/body/added_at', 'must not be more than a day in the future');
+    }
+  };
   const checkUnit = async (code: string | undefined) => {
     if (code !== undefined && !(await pantry.unitExists(code))) throw validationFailed('/body/unit_code', `unknown unit ${code}`);
   };
@@ -101,6 +106,7 @@ const userProducts: FastifyPluginAsyncTypebox = async (app) => {
       const name = body.name?.trim();
       if (body.name !== undefined && !name) throw validationFailed('/body/name', 'must not be blank');
       await checkUnit(body.unit_code);
+      checkAddedAt(body.added_at);
       const time = await app.userTime(request);
       return idempotent(app, request, reply, () => fingerprint(body), async (tx) => {
         const items = pantryRepository(tx);
@@ -140,6 +146,7 @@ const userProducts: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const body = request.body;
       await checkUnit(body.unit_code);
+      checkAddedAt(body.added_at);
       if (body.name !== undefined && !body.name.trim()) throw validationFailed('/body/name', 'must not be blank');
       const updated = await pantry.update(request.user.id, request.params.id, { ...body, name: body.name?.trim() });
       if (!updated) throw notFound('Pantry item');
