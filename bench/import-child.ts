@@ -1,5 +1,5 @@
 import { createDatabase } from '@nutrition/db';
-import { importFoodDump } from '../packages/db/src/import/importer.ts';
+import { importFoodDump } from '../packages/catalog/src/import/importer.ts';
 
 /** Runs one import in its own process, so its peak memory is its own. */
 const [url, file] = process.argv.slice(2) as [string, string];

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { createDatabase } from '@nutrition/db';
-import { generateDump } from '../packages/db/src/import/generate-dump.ts';
+import { generateDump } from '../packages/catalog/src/import/generate-dump.ts';
 import { maxRow, ratioRow, root, type Row } from './lib.ts';
 
 async function runImport(databaseUrl: string, file: string) {

@@ -1,6 +1,6 @@
 import { PgBoss } from 'pg-boss';
 import { createDatabase } from '@nutrition/db';
-import { QUEUE_SCHEMA } from '@nutrition/db/queue';
+import { QUEUE_SCHEMA } from '@nutrition/worker';
 import { json, login, maxRow, percentile, ratioRow, root, startProcess, type Row } from './lib.ts';
 import { fakeJpeg } from '../apps/api/test/processes.ts';
 

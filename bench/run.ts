@@ -2,7 +2,8 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import postgres from 'postgres';
-import { createDatabase, migrate, seed, startEmbeddedPostgres } from '@nutrition/db';
+import { createDatabase, startEmbeddedPostgres } from '@nutrition/db';
+import { prepareDatabase } from '../apps/api/src/setup.ts';
 import { apiBench } from './api.ts';
 import { importBench } from './import.ts';
 import { searchBench } from './search.ts';
@@ -28,10 +29,7 @@ const admin = postgres(pg.url(), { max: 1, onnotice: () => {} });
 await admin`CREATE DATABASE bench`;
 await admin.end();
 const url = pg.url('bench');
-await migrate(url);
-const { sql, close } = createDatabase(url, { max: 1 });
-await seed(sql);
-await close();
+await prepareDatabase(url);
 
 const rows: Row[] = [];
 // `--only search,sse` runs just those benchmarks (while working on one).

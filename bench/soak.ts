@@ -119,17 +119,15 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
   const postgres = (await import('postgres')).default;
-  const { createDatabase, migrate, seed, startEmbeddedPostgres } = await import('@nutrition/db');
+  const { startEmbeddedPostgres } = await import('@nutrition/db');
+  const { prepareDatabase } = await import('../apps/api/src/setup.ts');
   const dir = await mkdtemp(join(tmpdir(), 'nutrition-soak-'));
   const pg = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), persistent: false });
   try {
     const admin = postgres(pg.url(), { max: 1, onnotice: () => {} });
     await admin`CREATE DATABASE soak`;
     await admin.end();
-    await migrate(pg.url('soak'));
-    const db = createDatabase(pg.url('soak'), { max: 1 });
-    await seed(db.sql);
-    await db.close();
+    await prepareDatabase(pg.url('soak'));
     const report = await soak(pg.url('soak'), { seconds: Number(process.argv[2] ?? 180), streams: 500, users: 20 });
     console.log(JSON.stringify({ ...report, errors: report.errors.slice(0, 20), errorCount: report.errors.length }, null, 2));
     process.exitCode = report.errors.length || report.jobsUnfinished || report.openStreamsAfter ? 1 : 0;

@@ -14,8 +14,10 @@ COPY apps/api/package.json apps/api/
 COPY apps/dish-worker/package.json apps/dish-worker/
 COPY apps/product-worker/package.json apps/product-worker/
 COPY packages/ai/package.json packages/ai/
+COPY packages/catalog/package.json packages/catalog/
 COPY packages/db/package.json packages/db/
 COPY packages/domain/package.json packages/domain/
+COPY packages/worker/package.json packages/worker/
 RUN pnpm install --frozen-lockfile
 COPY apps/dish-worker apps/dish-worker
 COPY packages packages

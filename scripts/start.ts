@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createDatabase, migrate, openDatabaseTarget, seed } from '@nutrition/db';
+import { openDatabaseTarget } from '@nutrition/db';
+import { prepareDatabase } from '../apps/api/src/setup.ts';
 
 /**
  * `pnpm start`: the whole service on one machine. Without DATABASE_URL an embedded PostgreSQL 18 keeps its data under
@@ -12,10 +13,7 @@ const say = (line: string) => console.log(`[start] ${line}`);
 
 const target = await openDatabaseTarget();
 say(target.started ? `embedded PostgreSQL running (${target.url.replace(/:[^:@]*@/, ':***@')})` : 'using DATABASE_URL');
-await migrate(target.url);
-const { sql, close } = createDatabase(target.url, { max: 2, applicationName: 'nutrition-seed' });
-await seed(sql);
-await close();
+await prepareDatabase(target.url);
 say('database migrated and seeded');
 
 const env = { ...process.env, DATABASE_URL: target.url };

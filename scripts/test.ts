@@ -4,7 +4,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedPostgres } from '@nutrition/db';
-import { createTemplate } from '@nutrition/db/testing';
+import postgres from 'postgres';
+import { TEMPLATE_DATABASE } from '@nutrition/db/testing';
+import { prepareDatabase } from '../apps/api/src/setup.ts';
 
 /**
  * `pnpm test`: one embedded PostgreSQL 18 for the whole run, a migrated and seeded template database, then tap. Each
@@ -23,7 +25,11 @@ const dir = await mkdtemp(join(tmpdir(), 'nutrition-test-'));
 const pg = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), persistent: false });
 let exitCode = 1;
 try {
-  await createTemplate(pg.url(), pg.url);
+  // The migrated, seeded template database every test file copies.
+  const admin = postgres(pg.url(), { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
+  await admin.end();
+  await prepareDatabase(pg.url(TEMPLATE_DATABASE));
   const tap = spawn(process.execPath, [tapBin, ...process.argv.slice(2)], {
     stdio: ['inherit', 'pipe', 'inherit'],
     env: { ...process.env, TEST_DATABASE_ADMIN_URL: pg.url() },

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse, parseAllDocuments } from 'yaml';
 import { ConfigSchema } from '../../apps/api/src/config.ts';
-import { WORKER_ENV } from '../../packages/db/src/queue/worker-runtime.ts';
+import { WORKER_ENV } from '../../packages/worker/src/runtime.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const read = (path: string) => readFileSync(`${root}${path}`, 'utf8');

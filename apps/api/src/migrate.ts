@@ -1,19 +1,20 @@
-import { createDatabase, migrate, seed } from '@nutrition/db';
+import { openDatabaseTarget } from '@nutrition/db';
+import { prepareDatabase } from './setup.ts';
 
 /**
- * The one-shot migration entrypoint of deployments (a compose service, a Kubernetes Job): applies the migrations,
- * installs the queues and loads the reference data and catalog, all idempotent, against DATABASE_URL.
+ * The one-shot database setup: `node src/migrate.ts [migrate|seed|setup]` (default setup: both). Deployments run it
+ * as a compose service or a Kubernetes Job against DATABASE_URL; locally, without DATABASE_URL, it works on the
+ * embedded server under .data/ (`pnpm migrate`, `pnpm seed`).
  */
-const url = process.env.DATABASE_URL;
-if (!url) {
-  console.error('DATABASE_URL is required');
-  process.exit(1);
+const command = process.argv[2] ?? 'setup';
+if (!['migrate', 'seed', 'setup'].includes(command)) {
+  console.error('usage: migrate.ts [migrate|seed|setup]');
+  process.exit(2);
 }
-await migrate(url);
-const { sql, close } = createDatabase(url, { max: 2, applicationName: 'nutrition-migrate' });
+const target = await openDatabaseTarget();
 try {
-  await seed(sql);
+  await prepareDatabase(target.url, { migrate: command !== 'seed', seed: command !== 'migrate' });
+  console.log(command === 'migrate' ? 'database migrated' : command === 'seed' ? 'seed data loaded' : 'database migrated and seeded');
 } finally {
-  await close();
+  await target.stop();
 }
-console.log('database migrated and seeded');

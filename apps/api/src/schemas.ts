@@ -1,4 +1,5 @@
 import { Type, type TSchema } from 'typebox';
+import { MEAL_TYPES } from '@nutrition/domain';
 
 /** The contract's error body, used as the response schema of every 4xx/5xx. */
 export const ErrorSchema = Type.Object(
@@ -30,7 +31,7 @@ export const TimestampInput = Type.String({ format: 'date-time', pattern: `^${YE
 export const Uuid = Type.String({ format: 'uuid' });
 export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
 
-export const MealType = Type.Enum(['breakfast', 'second_breakfast', 'lunch', 'afternoon_snack', 'dinner', 'snack']);
+export const MealType = Type.Enum([...MEAL_TYPES]);
 
 export const Limit = Type.Integer({ minimum: 1, maximum: 100, default: 20 });
 export const Cursor = Type.String({ minLength: 1, maxLength: 200 });

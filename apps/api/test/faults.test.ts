@@ -3,7 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { freePort, migrate, seed, createDatabase, startEmbeddedPostgres, type EmbeddedServer } from '@nutrition/db';
+import { freePort, startEmbeddedPostgres, type EmbeddedServer } from '@nutrition/db';
+import { prepareDatabase } from '../src/setup.ts';
 import { createTestDatabase } from '@nutrition/db/testing';
 import { addDays, todayUtc, weekStart } from '@nutrition/domain';
 import { api, fakeJpeg, imageJson, loginOver, readStream, startService } from './processes.ts';
@@ -21,10 +22,7 @@ t.test('PostgreSQL stopped and restarted under the running API: 503s, then every
   await admin`CREATE DATABASE fault`;
   await admin.end();
   const url = pg.url('fault');
-  await migrate(url);
-  const db = createDatabase(url, { max: 1 });
-  await seed(db.sql);
-  await db.close();
+  await prepareDatabase(url);
 
   const server = await startService(t, 'api', { DATABASE_URL: url });
   // A product worker: it leaves the dish job below alone, so the stream ends with the state this test writes.

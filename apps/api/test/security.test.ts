@@ -201,7 +201,7 @@ t.test('production refuses the development JWT secret and the noop verifier', as
 });
 
 t.test('workers: loopback outside production, and no silent offline model in production', async (t) => {
-  const { workerSettings } = await import('@nutrition/db/queue');
+  const { workerSettings } = await import('@nutrition/worker');
   const base = { DATABASE_URL: 'postgres://x/y' };
   t.equal(workerSettings(base).host, '127.0.0.1');
   t.equal(workerSettings({ ...base, HOST: '0.0.0.0' }).host, '0.0.0.0');

@@ -1,11 +1,11 @@
 import { offlineModel, offlineVision, openAiFromEnv } from '@nutrition/ai';
-import { runWorker } from '@nutrition/db/queue';
-import { catalogRepository } from '@nutrition/db/repositories';
+import { runWorker } from '@nutrition/worker';
+import { offlineModelFeedRepository } from '@nutrition/db/repositories';
 import { dishRecognizer } from './recognize-dish.ts';
 
 /** The dish recognition worker: a separate process, scaled by replica count. */
 await runWorker('dish', (sql, log) => {
-  const catalog = catalogRepository(sql);
+  const catalog = offlineModelFeedRepository(sql);
   const remote = openAiFromEnv(process.env, log);
   const vision = remote ?? offlineVision(catalog);
   const model = remote ?? offlineModel(catalog);

@@ -1,6 +1,6 @@
 import type { ModelProvider, VisionModel } from '@nutrition/ai';
 import type { Sql } from '@nutrition/db';
-import { runRecognitionJob, type JobHandler } from '@nutrition/db/queue';
+import { runRecognitionJob, type JobHandler } from '@nutrition/worker';
 import { diaryRepository, recognitionRepository } from '@nutrition/db/repositories';
 import { round1 } from '@nutrition/domain';
 

@@ -1,6 +1,6 @@
 import type { VisionModel } from '@nutrition/ai';
 import type { Sql } from '@nutrition/db';
-import { runRecognitionJob, type JobHandler } from '@nutrition/db/queue';
+import { runRecognitionJob, type JobHandler } from '@nutrition/worker';
 import { generatedRecipeRepository, pantryRepository, recognitionRepository } from '@nutrition/db/repositories';
 
 const DEFAULT_STORAGE_DAYS = 7;

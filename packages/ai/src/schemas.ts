@@ -1,11 +1,12 @@
 import { Type, type Static } from 'typebox';
+import { MEAL_TYPES } from '@nutrition/domain';
 
 /** The unit codes a model may use; the same codes as the units table. */
 export const UNIT_CODES = [
   'g', 'kg', 'mg', 'oz', 'lb', 'ml', 'l', 'dl', 'fl_oz', 'tsp', 'tbsp', 'cup', 'glass',
   'pinch', 'piece', 'clove', 'slice', 'pack', 'can', 'bottle', 'bunch', 'handful', 'sprig', 'leaf',
 ] as const;
-export const MEAL_TYPES = ['breakfast', 'second_breakfast', 'lunch', 'afternoon_snack', 'dinner', 'snack'] as const;
+export { MEAL_TYPES } from '@nutrition/domain';
 
 const Macro = (max: number) => Type.Number({ minimum: 0, maximum: max });
 

@@ -1,6 +1,5 @@
 export { createDatabase, databaseAnswers, DatabaseBusy, type Database, type Db, type Queryable, type Sql, type Transaction } from './client.ts';
 export { migrate, migrationsFolder } from './migrate.ts';
-export { seed } from './seed/index.ts';
 export { startEmbeddedPostgres, freePort, type EmbeddedServer } from './embedded.ts';
 export { openDatabaseTarget, LOCAL_DATA_DIR } from './local.ts';
 export * as schema from './schema/index.ts';

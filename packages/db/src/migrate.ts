@@ -1,15 +1,11 @@
 import { fileURLToPath } from 'node:url';
 import { migrate as runMigrations } from 'drizzle-orm/postgres-js/migrator';
 import { createDatabase } from './client.ts';
-import { setupQueues } from './queue/queues.ts';
 
 /** drizzle/ at the repository root; images copy it elsewhere and say where in MIGRATIONS_DIR. */
 export const migrationsFolder = process.env.MIGRATIONS_DIR || fileURLToPath(new URL('../../../drizzle', import.meta.url));
 
-/**
- * Applies the drizzle/ migrations not yet applied, then installs pg-boss's schema and the recognition queues.
- * Running it again changes nothing.
- */
+/** Applies the drizzle/ migrations not yet applied. Running it again changes nothing. */
 export async function migrate(url: string): Promise<void> {
   const { db, close } = createDatabase(url, { max: 1, applicationName: 'nutrition-migrate' });
   try {
@@ -17,5 +13,4 @@ export async function migrate(url: string): Promise<void> {
   } finally {
     await close();
   }
-  await setupQueues(url);
 }

@@ -9,3 +9,4 @@ export * from './shopping.ts';
 export * from './image-type.ts';
 export * from './queue-wait.ts';
 export * from './text.ts';
+export * from './enums.ts';

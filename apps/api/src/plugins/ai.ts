@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { offlineModel, openAiProvider, pexels, unsplash, type ModelProvider, type PhotoSearch } from '@nutrition/ai';
-import { catalogRepository } from '@nutrition/db/repositories';
+import { offlineModelFeedRepository } from '@nutrition/db/repositories';
 import type { Config } from '../config.ts';
 
 declare module 'fastify' {
@@ -39,7 +39,7 @@ export function photosFromConfig(config: Config): PhotoSearch | null {
 
 export default fp(
   async (app: FastifyInstance, opts: { config: Config; model?: ModelProvider; photos?: PhotoSearch | null }) => {
-    const catalog = catalogRepository(app.sql, app.searchSql);
+    const catalog = offlineModelFeedRepository(app.sql, app.searchSql);
     app.decorate('model', opts.model ?? modelFromConfig(opts.config, app.log) ?? offlineModel(catalog));
     app.decorate('photos', opts.photos !== undefined ? opts.photos : photosFromConfig(opts.config));
   },

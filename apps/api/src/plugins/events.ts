@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
-import type { RecognitionKind } from '@nutrition/db/queue';
+import type { RecognitionKind } from '@nutrition/worker';
 import { recognitionRepository, type JobRow } from '@nutrition/db/repositories';
 
 /** A job's status, when it last changed (epoch milliseconds), and the JSON its streams send. */

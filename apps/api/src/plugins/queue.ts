@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import type { PgBoss } from 'pg-boss';
-import { createBoss, ensureQueues } from '@nutrition/db/queue';
+import { createBoss, ensureQueues } from '@nutrition/worker';
 
 declare module 'fastify' {
   interface FastifyInstance {

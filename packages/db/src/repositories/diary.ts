@@ -1,10 +1,10 @@
 import type { Queryable } from '../client.ts';
-import type { MEAL_TYPES } from '../schema/columns.ts';
+import { MEAL_TYPES, type MealType } from '@nutrition/domain';
 import { localizedName } from './localized.ts';
 import { visibleDish, visibleRecipe } from './ownership.ts';
 import { STORED_PROFILE, type StoredProfile } from './profiles.ts';
 
-export type MealType = (typeof MEAL_TYPES)[number];
+export type { MealType };
 
 export interface DiaryEntryRow {
   id: string;
@@ -96,7 +96,7 @@ export function diaryRepository(sql: Queryable) {
               'recipe_id', recipe_id, 'name', name, 'portions', portions, 'portion_g', portion_g, 'calories', calories,
               'protein_g', protein_g, 'fat_g', fat_g, 'carbs_g', carbs_g, 'job_id', job_id,
               'created_at', to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
-            ORDER BY array_position(ARRAY['breakfast','second_breakfast','lunch','afternoon_snack','dinner','snack'], meal_type), created_at, id),
+            ORDER BY array_position(${MEAL_TYPES as unknown as string[]}::text[], meal_type), created_at, id),
             '[]')::text AS entries,
           json_build_object('calories', round(COALESCE(sum(calories), 0)::numeric, 1), 'protein_g', round(COALESCE(sum(protein_g), 0)::numeric, 1),
             'fat_g', round(COALESCE(sum(fat_g), 0)::numeric, 1), 'carbs_g', round(COALESCE(sum(carbs_g), 0)::numeric, 1))::text AS totals,

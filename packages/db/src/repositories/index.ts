@@ -11,3 +11,4 @@ export * from './menu.ts';
 export * from './shopping.ts';
 export * from './recognition.ts';
 export * from './idempotency.ts';
+export * from './offline-model-feed.ts';

@@ -1,5 +1,5 @@
 import type { Queryable } from '../client.ts';
-import type { MealType } from './diary.ts';
+import { MEAL_TYPES, type MealType } from '@nutrition/domain';
 import { visibleDish, visibleRecipe } from './ownership.ts';
 
 export interface MenuItemRow {
@@ -45,7 +45,7 @@ export function menuRepository(sql: Queryable) {
         LEFT JOIN dish_translations tl ON tl.dish_id = m.dish_id AND tl.language_code = ${language}
         LEFT JOIN dish_translations te ON te.dish_id = m.dish_id AND te.language_code = 'en'
         WHERE m.menu_plan_id = ${plan.id}
-        ORDER BY m.date, array_position(ARRAY['breakfast','second_breakfast','lunch','afternoon_snack','dinner','snack'], m.meal_type)`;
+        ORDER BY m.date, array_position(${MEAL_TYPES as unknown as string[]}::text[], m.meal_type)`;
       return { id: plan.id, items };
     },
 

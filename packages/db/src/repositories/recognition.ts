@@ -1,11 +1,14 @@
 import type { Queryable } from '../client.ts';
 import type { JobError } from '../schema/recognition.ts';
-import { SUBMITTED_CHANNEL, type Plan, type RecognitionKind } from '../queue/queues.ts';
+import type { JobStatus, Plan, ProductJobType, RecognitionKind } from '@nutrition/domain';
+
+/** The API NOTIFYs here in the submitting transaction, so an idle worker starts a new job at once. */
+export const SUBMITTED_CHANNEL = 'recognition_submitted';
 
 export interface JobRow {
   id: string;
-  status: 'queued' | 'processing' | 'done' | 'failed';
-  job_type?: 'receipt' | 'products';
+  status: JobStatus;
+  job_type?: ProductJobType;
   target_date?: string | null;
   target_meal_type?: string | null;
   result: unknown;
@@ -23,7 +26,7 @@ export interface UploadedImage {
 export interface StartedJob {
   id: string;
   user_id: string;
-  job_type?: 'receipt' | 'products';
+  job_type?: ProductJobType;
   target_date?: string | null;
   target_meal_type?: string | null;
   images: UploadedImage[];
@@ -48,7 +51,7 @@ export function recognitionRepository(sql: Queryable) {
      */
     async create(kind: RecognitionKind,
       userId: string,
-      fields: { jobType?: 'receipt' | 'products'; targetDate?: string | null; targetMealType?: string | null },
+      fields: { jobType?: ProductJobType; targetDate?: string | null; targetMealType?: string | null },
       images: UploadedImage[],
     ): Promise<{ id: string; plan: Plan; ahead: number; avgSeconds: number | null }> {
       const table = sql(TABLE[kind]);

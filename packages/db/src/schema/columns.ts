@@ -12,9 +12,7 @@ export const createdAt = () => timestamptz().notNull().defaultNow();
 /** Nutrition and quantities: exact decimals in the database, numbers in TypeScript. */
 export const decimal = (name?: string) => (name ? numeric(name, { mode: 'number' }) : numeric({ mode: 'number' }));
 
-export const MEAL_TYPES = ['breakfast', 'second_breakfast', 'lunch', 'afternoon_snack', 'dinner', 'snack'] as const;
-export const JOB_STATUSES = ['queued', 'processing', 'done', 'failed'] as const;
-export const RECIPE_SOURCES = ['catalog', 'ai', 'menu', 'user', 'stub'] as const;
+export { JOB_STATUSES, MEAL_TYPES, PLANS, PRODUCT_JOB_TYPES, RECIPE_SOURCES } from '@nutrition/domain';
 
 /** `col IN ('a','b')` for a check constraint over a fixed list of codes. */
 export const oneOf = (column: string, values: readonly string[]) =>

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { check, date, index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
-import { bytea, createdAt, id, JOB_STATUSES, MEAL_TYPES, oneOf, timestamptz } from './columns.ts';
+import { bytea, createdAt, id, JOB_STATUSES, MEAL_TYPES, oneOf, PLANS, PRODUCT_JOB_TYPES, timestamptz } from './columns.ts';
 import { users } from './users.ts';
 
 export interface JobError {
@@ -45,7 +45,7 @@ export const dishRecognitionJobs = pgTable(
     index('dish_jobs_queued_idx').on(t.plan, t.createdAt).where(sql`status = 'queued'`),
     index('dish_jobs_finished_idx').on(t.finishedAt.desc()).where(sql`status = 'done'`),
     check('dish_jobs_status_check', oneOf('status', JOB_STATUSES)),
-    check('dish_jobs_plan_check', sql`${t.plan} IN ('free', 'paid')`),
+    check('dish_jobs_plan_check', oneOf('plan', PLANS)),
     check('dish_jobs_meal_type_check', oneOf('target_meal_type', MEAL_TYPES)),
   ],
 );
@@ -64,8 +64,8 @@ export const productRecognitionJobs = pgTable(
     index('product_jobs_queued_idx').on(t.plan, t.createdAt).where(sql`status = 'queued'`),
     index('product_jobs_finished_idx').on(t.finishedAt.desc()).where(sql`status = 'done'`),
     check('product_jobs_status_check', oneOf('status', JOB_STATUSES)),
-    check('product_jobs_plan_check', sql`${t.plan} IN ('free', 'paid')`),
-    check('product_jobs_type_check', sql`${t.jobType} IN ('receipt', 'products')`),
+    check('product_jobs_plan_check', oneOf('plan', PLANS)),
+    check('product_jobs_type_check', oneOf('job_type', PRODUCT_JOB_TYPES)),
   ],
 );
 

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, date, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
-import { bytea, createdAt, decimal, id, timestamptz } from './columns.ts';
+import { bytea, createdAt, decimal, id, oneOf, PLANS, timestamptz } from './columns.ts';
 
 export interface Preferences {
   language?: string;
@@ -41,7 +41,7 @@ export const users = pgTable(
       sql`${t.activityLevel} IN ('sedentary', 'light', 'moderate', 'active', 'very_active')`,
     ),
     check('users_goal_check', sql`${t.goal} IN ('lose', 'maintain', 'gain')`),
-    check('users_plan_check', sql`${t.plan} IN ('free', 'paid')`),
+    check('users_plan_check', oneOf('plan', PLANS)),
     check('users_height_check', sql`${t.heightCm} BETWEEN 50 AND 272`),
     check('users_weight_check', sql`${t.weightKg} BETWEEN 20 AND 500`),
   ],

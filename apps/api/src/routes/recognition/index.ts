@@ -3,9 +3,9 @@ import type { FastifySchemaCompiler, FastifyReply, FastifyRequest } from 'fastif
 import { Type, type Static, type TSchema } from 'typebox';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { Queryable } from '@nutrition/db';
-import { enqueueRecognition, type RecognitionKind } from '@nutrition/db/queue';
+import { enqueueRecognition, type RecognitionKind } from '@nutrition/worker';
 import { pantryRepository, recognitionRepository, type JobRow, type UploadedImage } from '@nutrition/db/repositories';
-import { estimatedSeconds, isValidDate, startOfDayIn } from '@nutrition/domain';
+import { estimatedSeconds, isValidDate, MEAL_TYPES, startOfDayIn } from '@nutrition/domain';
 import { Cursor, errors, IdParams, Limit, Nullable, Page } from '../../schemas.ts';
 import { conflict, notFound, validationFailed } from '../../errors.ts';
 import { decodeCursor, encodeCursor, isUuid } from '../../cursor.ts';
@@ -16,7 +16,6 @@ import type { Config } from '../../config.ts';
 import { readSubmission } from './upload.ts';
 import { Accepted, ApplyBody, DishJob, DishSubmission, MAX_BASE64, MAX_IMAGES, ProductJob, ProductSubmission } from './schemas.ts';
 
-const MEAL_TYPES = ['breakfast', 'second_breakfast', 'lunch', 'afternoon_snack', 'dinner', 'snack'];
 const TERMINAL = new Set(['done', 'failed']);
 
 /** A multipart request has no parsed body: only a JSON body is validated by the schema. */
@@ -74,7 +73,7 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
       const targetDate = fields.target_date === undefined ? (await app.userTime(request)).today : String(fields.target_date);
       if (!isValidDate(targetDate)) throw validationFailed('/body/target_date', 'is not a calendar date');
       const mealType = fields.target_meal_type === undefined ? null : String(fields.target_meal_type);
-      if (mealType !== null && !MEAL_TYPES.includes(mealType)) throw validationFailed('/body/target_meal_type', 'is not a meal type');
+      if (mealType !== null && !(MEAL_TYPES as readonly string[]).includes(mealType)) throw validationFailed('/body/target_meal_type', 'is not a meal type');
       const unknown = Object.keys(fields).filter((k) => !['target_date', 'target_meal_type'].includes(k));
       if (unknown.length) throw validationFailed(`/body/${unknown[0]}`, 'is not a known field');
       return idempotent(app, request, reply, () => fingerprint('dish', targetDate, mealType, ...images.map((i) => i.data)), async (tx) => ({

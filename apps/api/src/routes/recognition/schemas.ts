@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { JOB_STATUSES, PRODUCT_JOB_TYPES } from '@nutrition/domain';
 import { DateString, MealType, Nullable, Timestamp, Uuid } from '../../schemas.ts';
 
 export const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
@@ -39,7 +40,7 @@ export const Accepted = Type.Object({
 });
 
 const JobError = Nullable(Type.Object({ code: Type.String(), message: Type.String() }));
-const Status = Type.Enum(['queued', 'processing', 'done', 'failed']);
+const Status = Type.Enum([...JOB_STATUSES]);
 
 export const DishResult = Type.Object({
   dishes: Type.Array(
@@ -88,7 +89,7 @@ export const DishJob = Type.Object({
 export const ProductJob = Type.Object({
   id: Uuid,
   status: Status,
-  job_type: Type.Enum(['receipt', 'products']),
+  job_type: Type.Enum([...PRODUCT_JOB_TYPES]),
   result: Nullable(ProductResult),
   error: JobError,
   created_at: Timestamp,

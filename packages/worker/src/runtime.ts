@@ -2,11 +2,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { modelProblems } from '@nutrition/ai';
-import { createDatabase, databaseAnswers, type Sql } from '../client.ts';
-import { recognitionRepository } from '../repositories/recognition.ts';
+import { createDatabase, databaseAnswers, type Sql } from '@nutrition/db';
+import { recognitionRepository } from '@nutrition/db/repositories';
 import { createBoss, ensureQueues, type RecognitionJobData, type RecognitionKind } from './queues.ts';
 import { startWorkerLoop, type JobOutcome } from './worker-loop.ts';
-import { workerMetrics } from './worker-metrics.ts';
+import { workerMetrics } from './metrics.ts';
 
 export interface WorkerSettings {
   databaseUrl: string;

@@ -1,9 +1,12 @@
 import type postgres from 'postgres';
 import { PgBoss } from 'pg-boss';
-import type { Queryable } from '../client.ts';
+import type { Queryable } from '@nutrition/db';
 
-export type RecognitionKind = 'dish' | 'product';
-export type Plan = 'free' | 'paid';
+import type { Plan, RecognitionKind } from '@nutrition/domain';
+import { SUBMITTED_CHANNEL } from '@nutrition/db/repositories';
+
+export type { Plan, RecognitionKind };
+export { SUBMITTED_CHANNEL };
 
 /** A paid and a free queue per kind: workers always drain the paid one first. */
 export const QUEUES: Record<RecognitionKind, Record<Plan, string>> = {
@@ -15,8 +18,6 @@ export const DEAD_LETTER_QUEUES: Record<RecognitionKind, string> = {
   dish: 'dish-recognition-dead',
   product: 'product-recognition-dead',
 };
-/** The API NOTIFYs here in the submitting transaction, so an idle worker starts a new job at once. */
-export const SUBMITTED_CHANNEL = 'recognition_submitted';
 
 export interface RecognitionJobData {
   jobId: string;

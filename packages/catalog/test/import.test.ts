@@ -1,11 +1,10 @@
 import t, { type Test } from 'tap';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
-import { createTestDatabase } from '../src/testing.ts';
-import { createDatabase } from '../src/client.ts';
+import { createTestDatabase } from '@nutrition/db/testing';
+import { createDatabase } from '@nutrition/db';
 import { importFoodDump } from '../src/import/importer.ts';
-import { catalogRepository } from '../src/repositories/catalog.ts';
-import { generatedRecipeRepository } from '../src/repositories/planning.ts';
+import { catalogRepository, generatedRecipeRepository } from '@nutrition/db/repositories';
 import { seed } from '../src/seed/index.ts';
 import { gtinCheckDigit } from '@nutrition/domain';
 

@@ -1,4 +1,4 @@
-import type { Queryable } from './client.ts';
+import type { Queryable } from '@nutrition/db';
 
 /**
  * Adds the words of product names to the typo-correction vocabulary: the lexemes of the same `simple` text search

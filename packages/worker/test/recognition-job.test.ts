@@ -1,8 +1,8 @@
 import t from 'tap';
 import { ModelUnavailable } from '@nutrition/ai';
-import { openTestDatabase } from '../src/testing.ts';
-import { recognitionRepository } from '../src/repositories/recognition.ts';
-import { runRecognitionJob } from '../src/queue/recognition-job.ts';
+import { openTestDatabase } from '@nutrition/db/testing';
+import { recognitionRepository } from '@nutrition/db/repositories';
+import { runRecognitionJob } from '../src/recognition-job.ts';
 
 t.test('every recognition job: photos in order, purged photos, model errors, retries, finished jobs', async (t) => {
   const { sql } = await openTestDatabase(t, { max: 2 });

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Sql } from '../client.ts';
+import type { Sql } from '@nutrition/db';
 import { DEAD_LETTER_QUEUES, QUEUE_SCHEMA, QUEUES, type RecognitionJobData, type RecognitionKind } from './queues.ts';
 import type { JobOutcome } from './worker-loop.ts';
 

@@ -1,5 +1,5 @@
 import type { Job, PgBoss } from 'pg-boss';
-import type { Sql } from '../client.ts';
+import type { Sql } from '@nutrition/db';
 import { DEAD_LETTER_QUEUES, HEARTBEAT_SECONDS, QUEUES, SUBMITTED_CHANNEL, queueDatabase, type RecognitionJobData, type RecognitionKind } from './queues.ts';
 
 const DEAD_LETTER_CHECK_MS = 1000;

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { Queryable, Sql } from '../client.ts';
+import type { Queryable, Sql } from '@nutrition/db';
 
 export type Translations = Record<string, string>;
 

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { normalizeBarcode, type Unit } from '@nutrition/domain';
-import { computePerServing, writeRecipeBody } from '../repositories/recipe-writer.ts';
-import type { Queryable, Sql } from '../client.ts';
+import { computePerServing, writeRecipeBody } from '@nutrition/db/repositories';
+import type { Queryable, Sql } from '@nutrition/db';
 import { readJson, seedDataDir, type Translations } from './reference.ts';
 import { refreshSearchWords } from '../search-words.ts';
 

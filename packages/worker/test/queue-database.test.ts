@@ -1,6 +1,6 @@
 import t from 'tap';
-import { openTestDatabase } from '../src/testing.ts';
-import { queueDatabase } from '../src/queue/queues.ts';
+import { openTestDatabase } from '@nutrition/db/testing';
+import { queueDatabase } from '../src/queues.ts';
 
 t.test("pg-boss's per-job statements run prepared, those without parameters too", async (t) => {
   const { sql } = await openTestDatabase(t, { max: 1 });

@@ -5,7 +5,7 @@ import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { normalizeFoodRecord, type FoodRecord, type ImportedProduct, type SkipReason } from '@nutrition/domain';
 import type postgres from 'postgres';
-import type { Sql } from '../client.ts';
+import type { Sql } from '@nutrition/db';
 import { refreshSearchWords } from '../search-words.ts';
 import { csvReader, jsonRecord } from './formats.ts';
 

@@ -1,8 +1,8 @@
 import t from 'tap';
-import { createDatabase } from '../src/client.ts';
-import { createTestDatabase } from '../src/testing.ts';
-import { createBoss, enqueueRecognition, RETRY_LIMIT } from '../src/queue/queues.ts';
-import { startWorkerLoop } from '../src/queue/worker-loop.ts';
+import { createDatabase } from '@nutrition/db';
+import { createTestDatabase } from '@nutrition/db/testing';
+import { createBoss, enqueueRecognition, RETRY_LIMIT } from '../src/queues.ts';
+import { startWorkerLoop } from '../src/worker-loop.ts';
 
 t.test('a job whose every attempt throws is retried, then taken from the dead-letter queue and given up', async (t) => {
   const db = await createTestDatabase();

@@ -1,7 +1,7 @@
 import { modelJobError } from '@nutrition/ai';
 import type { RecognitionKind } from './queues.ts';
 import type { JobOutcome } from './worker-loop.ts';
-import type { recognitionRepository, StartedJob } from '../repositories/recognition.ts';
+import type { recognitionRepository, StartedJob } from '@nutrition/db/repositories';
 
 export interface RecognitionSteps<Answer> {
   /** Stored as the job's error when its photos were purged before it ran. */

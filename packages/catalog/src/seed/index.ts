@@ -1,4 +1,4 @@
-import type { Sql } from '../client.ts';
+import type { Sql } from '@nutrition/db';
 import { seedCatalog } from './catalog.ts';
 import { seedReference } from './reference.ts';
 

@@ -1,6 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { createDatabase } from '../client.ts';
-import { openDatabaseTarget } from '../local.ts';
+import { createDatabase, openDatabaseTarget } from '@nutrition/db';
 import { importFoodDump, type ImportSummary } from './importer.ts';
 
 /**

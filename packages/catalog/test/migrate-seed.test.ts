@@ -1,8 +1,8 @@
 import t from 'tap';
 import postgres from 'postgres';
-import { createTestDatabase } from '../src/testing.ts';
-import { migrate } from '../src/migrate.ts';
-import { createDatabase } from '../src/client.ts';
+import { createTestDatabase } from '@nutrition/db/testing';
+import { migrate } from '@nutrition/db';
+import { createDatabase } from '@nutrition/db';
 import { seed } from '../src/seed/index.ts';
 
 const LANGUAGES = ['en', 'ru', 'uk', 'de', 'fr', 'es', 'it', 'pt', 'pl', 'tr', 'zh', 'ja'];
