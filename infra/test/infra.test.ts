@@ -3,7 +3,9 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse, parseAllDocuments } from 'yaml';
 import { ConfigSchema } from '../../apps/api/src/config.ts';
-import { WORKER_ENV } from '../../packages/worker/src/runtime.ts';
+import { WorkerSettingsSchema } from '../../packages/worker/src/runtime.ts';
+
+const WORKER_ENV = Object.keys(WorkerSettingsSchema.properties);
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const read = (path: string) => readFileSync(`${root}${path}`, 'utf8');

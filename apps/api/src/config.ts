@@ -1,11 +1,12 @@
 import { Type, type Static } from 'typebox';
-import { Value } from 'typebox/value';
-import { modelProblems } from '@nutrition/ai';
+import { MODEL_SETTINGS, modelProblems } from '@nutrition/ai';
+import { ConfigError, defaultHost, loadSettings } from '@nutrition/domain';
 
 /** The development JWT secret: fine on a laptop, refused when NODE_ENV=production. */
 export const DEV_JWT_SECRET = 'development-only-secret-change-me-0000000000';
 
 export const ConfigSchema = Type.Object({
+  ...MODEL_SETTINGS,
   NODE_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], {
     default: 'development',
     description: 'production turns on the safety checks (real JWT secret, no noop verifier)',
@@ -44,18 +45,6 @@ export const ConfigSchema = Type.Object({
   OIDC_ISSUER: Type.String({ default: '', description: 'custom provider: issuer (iss)' }),
   OIDC_AUDIENCE: Type.String({ default: '', description: 'custom provider: comma list of accepted audiences' }),
   OIDC_JWKS_URL: Type.String({ default: '', description: 'custom provider: JWKS URL' }),
-  OPENAI_API_KEY: Type.String({ default: '', description: 'key of an OpenAI-compatible endpoint; unset: the offline development model' }),
-  MODEL_PROVIDER: Type.Union([Type.Literal(''), Type.Literal('openai'), Type.Literal('offline')], {
-    default: '',
-    description: 'openai or offline; unset: openai when OPENAI_API_KEY is set, else offline (refused in production)',
-  }),
-  OPENAI_BASE_URL: Type.String({ default: '', description: 'OpenAI-compatible base URL (OpenRouter, Ollama, vLLM, llama.cpp, gateways); unset: OpenAI' }),
-  OPENAI_MODEL: Type.String({ default: 'gpt-4o-mini', description: 'model for every task without its own' }),
-  OPENAI_MODEL_RECOMMENDATIONS: Type.String({ default: '', description: 'model for recommendations' }),
-  OPENAI_MODEL_MENU: Type.String({ default: '', description: 'model for menus' }),
-  OPENAI_MODEL_ESTIMATE: Type.String({ default: '', description: 'model for macro estimates of named dishes' }),
-  OPENAI_MODEL_VISION: Type.String({ default: '', description: 'vision model for photo recognition' }),
-  MODEL_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 115_000, default: 100_000, description: 'per model call; below the 120 s write timeout' }),
   PEXELS_API_KEY: Type.String({ default: '', description: 'stock photos for generated recipes (Pexels)' }),
   UNSPLASH_ACCESS_KEY: Type.String({ default: '', description: 'stock photos for generated recipes (Unsplash), when Pexels is not set' }),
   PHOTO_SEARCH_BASE_URL: Type.String({ default: '', description: 'override of the photo API base URL (tests, proxies)' }),
@@ -76,14 +65,6 @@ export const ConfigSchema = Type.Object({
 
 export type Config = Static<typeof ConfigSchema>;
 
-export class ConfigError extends Error {
-  readonly problems: string[];
-  constructor(problems: string[]) {
-    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.problems = problems;
-  }
-}
-
 const list = (value: string) =>
   value
     .split(',')
@@ -91,43 +72,36 @@ const list = (value: string) =>
     .filter(Boolean);
 
 export { list as splitList };
+export { ConfigError };
 
+/** The API's own checks across variables: the production rules and what each identity provider needs. */
+function apiRules(config: Config): string[] {
+  const problems: string[] = [];
+  if (config.NODE_ENV === 'production') {
+    if (config.JWT_SECRET === DEV_JWT_SECRET) problems.push('JWT_SECRET: set a real secret in production');
+    if (config.AUTH_VERIFIER === 'noop') problems.push('AUTH_VERIFIER: noop is for local development only');
+  }
+  problems.push(...modelProblems(config));
+  if (config.AUTH_VERIFIER === 'oidc') {
+    const providers = list(config.OIDC_PROVIDERS);
+    if (providers.length === 0) problems.push('OIDC_PROVIDERS: name at least one provider for the oidc verifier');
+    for (const p of providers) {
+      if (!['google', 'firebase', 'apple', 'custom'].includes(p)) problems.push(`OIDC_PROVIDERS: unknown provider ${p}`);
+    }
+    if (providers.includes('google') && !config.GOOGLE_CLIENT_IDS) problems.push('GOOGLE_CLIENT_IDS: required for google');
+    if (providers.includes('firebase') && !config.FIREBASE_PROJECT_ID) problems.push('FIREBASE_PROJECT_ID: required for firebase');
+    if (providers.includes('apple') && !config.APPLE_CLIENT_IDS) problems.push('APPLE_CLIENT_IDS: required for apple');
+    if (providers.includes('custom') && !(config.OIDC_ISSUER && config.OIDC_AUDIENCE && config.OIDC_JWKS_URL))
+      problems.push('OIDC_ISSUER, OIDC_AUDIENCE, OIDC_JWKS_URL: all required for custom');
+  }
+  return problems;
+}
 
 /**
- * Reads the configuration from environment variables: defaults applied, numbers converted, every wrong variable named
- * with what it should be, and the production rules enforced.
+ * Reads the API's configuration from environment variables through the loader every process shares: defaults
+ * applied, numbers converted, every wrong variable named with what it should be, and the production rules enforced.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const known = Object.keys(ConfigSchema.properties);
-  const input = Object.fromEntries(known.filter((k) => env[k] !== undefined && env[k] !== '').map((k) => [k, env[k]]));
-  const value = Value.Default(ConfigSchema, Value.Convert(ConfigSchema, input));
-  const problems = Value.Errors(ConfigSchema, value).map((e) => {
-    const key = e.instancePath.replace(/^\//, '') || Object.values(e.params).flat().join(', ');
-    const description = (ConfigSchema.properties as Record<string, { description?: string }>)[key]?.description;
-    return `${key}: ${e.message}${description ? ` (${description})` : ''}`;
-  });
-  if (problems.length === 0) {
-    const config = value as Config;
-    if (config.NODE_ENV === 'production') {
-      if (config.JWT_SECRET === DEV_JWT_SECRET) problems.push('JWT_SECRET: set a real secret in production');
-      if (config.AUTH_VERIFIER === 'noop') problems.push('AUTH_VERIFIER: noop is for local development only');
-    }
-    problems.push(...modelProblems(config));
-    config.HOST ||= config.NODE_ENV === 'production' ? '0.0.0.0' : '127.0.0.1';
-    if (config.AUTH_VERIFIER === 'oidc') {
-      const providers = list(config.OIDC_PROVIDERS);
-      if (providers.length === 0) problems.push('OIDC_PROVIDERS: name at least one provider for the oidc verifier');
-      for (const p of providers) {
-        if (!['google', 'firebase', 'apple', 'custom'].includes(p)) problems.push(`OIDC_PROVIDERS: unknown provider ${p}`);
-      }
-      if (providers.includes('google') && !config.GOOGLE_CLIENT_IDS) problems.push('GOOGLE_CLIENT_IDS: required for google');
-      if (providers.includes('firebase') && !config.FIREBASE_PROJECT_ID)
-        problems.push('FIREBASE_PROJECT_ID: required for firebase');
-      if (providers.includes('apple') && !config.APPLE_CLIENT_IDS) problems.push('APPLE_CLIENT_IDS: required for apple');
-      if (providers.includes('custom') && !(config.OIDC_ISSUER && config.OIDC_AUDIENCE && config.OIDC_JWKS_URL))
-        problems.push('OIDC_ISSUER, OIDC_AUDIENCE, OIDC_JWKS_URL: all required for custom');
-    }
-  }
-  if (problems.length > 0) throw new ConfigError(problems);
-  return value as Config;
+  const config = loadSettings(ConfigSchema, env, apiRules);
+  return { ...config, HOST: defaultHost(config.NODE_ENV, config.HOST) };
 }

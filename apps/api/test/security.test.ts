@@ -203,9 +203,9 @@ t.test('production refuses the development JWT secret and the noop verifier', as
 t.test('workers: loopback outside production, and no silent offline model in production', async (t) => {
   const { workerSettings } = await import('@nutrition/worker');
   const base = { DATABASE_URL: 'postgres://x/y' };
-  t.equal(workerSettings(base).host, '127.0.0.1');
-  t.equal(workerSettings({ ...base, HOST: '0.0.0.0' }).host, '0.0.0.0');
-  t.equal(workerSettings({ ...base, NODE_ENV: 'production', OPENAI_API_KEY: 'sk-test' }).host, '0.0.0.0');
+  t.equal(workerSettings(base).HOST, '127.0.0.1');
+  t.equal(workerSettings({ ...base, HOST: '0.0.0.0' }).HOST, '0.0.0.0');
+  t.equal(workerSettings({ ...base, NODE_ENV: 'production', OPENAI_API_KEY: 'sk-test' }).HOST, '0.0.0.0');
   t.throws(() => workerSettings({ ...base, NODE_ENV: 'production' }), /OPENAI_API_KEY: required in production/);
-  t.equal(workerSettings({ ...base, NODE_ENV: 'production', MODEL_PROVIDER: 'offline' }).host, '0.0.0.0');
+  t.equal(workerSettings({ ...base, NODE_ENV: 'production', MODEL_PROVIDER: 'offline' }).HOST, '0.0.0.0');
 });

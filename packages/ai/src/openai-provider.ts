@@ -1,6 +1,6 @@
 import OpenAI, { APIError } from 'openai';
+import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
-import type { TSchema } from 'typebox';
 import { DISH_VISION_TASK, macroPrompt, menuPrompt, PRODUCT_VISION_TASK, recommendationPrompt, visionPrompt, type ChatMessage } from './prompts.ts';
 import { ModelOutputInvalid, ModelUnavailable, type ModelProvider } from './provider.ts';
 import { DishVisionOutput, MacroOutput, MenuOutput, ProductVisionOutput, RecommendationsOutput, type DishVision, type GeneratedRecipe, type ProductVision } from './schemas.ts';
@@ -100,32 +100,49 @@ export function openAiProvider(config: OpenAiConfig): ModelProvider & VisionMode
   };
 }
 
-/** The OpenAI-compatible provider from environment variables (the workers' configuration); null without a key. */
+/** The model settings every process reads (through the shared loader of `@nutrition/domain`). */
+export const MODEL_SETTINGS = {
+  OPENAI_API_KEY: Type.String({ default: '', description: 'key of an OpenAI-compatible endpoint; unset: the offline development model' }),
+  MODEL_PROVIDER: Type.Union([Type.Literal(''), Type.Literal('openai'), Type.Literal('offline')], {
+    default: '',
+    description: 'openai or offline; unset: openai when OPENAI_API_KEY is set, else offline (refused in production)',
+  }),
+  OPENAI_BASE_URL: Type.String({ default: '', description: 'OpenAI-compatible base URL (OpenRouter, Ollama, vLLM, llama.cpp, gateways); unset: OpenAI' }),
+  OPENAI_MODEL: Type.String({ default: 'gpt-4o-mini', description: 'model for every task without its own' }),
+  OPENAI_MODEL_RECOMMENDATIONS: Type.String({ default: '', description: 'model for recommendations' }),
+  OPENAI_MODEL_MENU: Type.String({ default: '', description: 'model for menus' }),
+  OPENAI_MODEL_ESTIMATE: Type.String({ default: '', description: 'model for macro estimates of named dishes' }),
+  OPENAI_MODEL_VISION: Type.String({ default: '', description: 'vision model for photo recognition' }),
+  MODEL_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 115_000, default: 100_000, description: 'per model call; below the 120 s write timeout' }),
+};
+
+export type ModelSettings = { NODE_ENV: string } & { [K in keyof typeof MODEL_SETTINGS]: Static<(typeof MODEL_SETTINGS)[K]> };
+
 /**
  * The model rule every process shares: a production process without a model key would silently answer with the
  * offline stand-ins, so it refuses to start unless MODEL_PROVIDER=offline says that is meant.
  */
-export function modelProblems(env: { NODE_ENV?: string; OPENAI_API_KEY?: string; MODEL_PROVIDER?: string }): string[] {
-  if (env.MODEL_PROVIDER === 'openai' && !env.OPENAI_API_KEY) return ['OPENAI_API_KEY: required with MODEL_PROVIDER=openai'];
-  if (env.NODE_ENV === 'production' && !env.OPENAI_API_KEY && env.MODEL_PROVIDER !== 'offline') {
+export function modelProblems(settings: Pick<ModelSettings, 'NODE_ENV' | 'OPENAI_API_KEY' | 'MODEL_PROVIDER'>): string[] {
+  if (settings.MODEL_PROVIDER === 'openai' && !settings.OPENAI_API_KEY) return ['OPENAI_API_KEY: required with MODEL_PROVIDER=openai'];
+  if (settings.NODE_ENV === 'production' && !settings.OPENAI_API_KEY && settings.MODEL_PROVIDER !== 'offline') {
     return ['OPENAI_API_KEY: required in production (set MODEL_PROVIDER=offline to serve the offline development model)'];
   }
   return [];
 }
 
-/** The OpenAI-compatible provider the environment configures, or null for the offline development model. */
-export function openAiFromEnv(env: Record<string, string | undefined>, log?: OpenAiConfig['log']) {
-  if (!env.OPENAI_API_KEY || env.MODEL_PROVIDER === 'offline') return null;
-  const fallback = env.OPENAI_MODEL || 'gpt-4o-mini';
+/** The OpenAI-compatible provider the settings configure, or null for the offline development model. */
+export function modelFromSettings(settings: ModelSettings, log?: OpenAiConfig['log']) {
+  if (!settings.OPENAI_API_KEY || settings.MODEL_PROVIDER === 'offline') return null;
+  const pick = (specific: string) => specific || settings.OPENAI_MODEL;
   return openAiProvider({
-    apiKey: env.OPENAI_API_KEY,
-    baseUrl: env.OPENAI_BASE_URL || undefined,
-    timeoutMs: Number(env.MODEL_TIMEOUT_MS || 100_000),
+    apiKey: settings.OPENAI_API_KEY,
+    baseUrl: settings.OPENAI_BASE_URL || undefined,
+    timeoutMs: settings.MODEL_TIMEOUT_MS,
     models: {
-      recommendations: env.OPENAI_MODEL_RECOMMENDATIONS || fallback,
-      menu: env.OPENAI_MODEL_MENU || fallback,
-      estimate: env.OPENAI_MODEL_ESTIMATE || fallback,
-      vision: env.OPENAI_MODEL_VISION || fallback,
+      recommendations: pick(settings.OPENAI_MODEL_RECOMMENDATIONS),
+      menu: pick(settings.OPENAI_MODEL_MENU),
+      estimate: pick(settings.OPENAI_MODEL_ESTIMATE),
+      vision: pick(settings.OPENAI_MODEL_VISION),
     },
     log,
   });

@@ -1,3 +1,4 @@
+import { UNIT_CODES } from '@nutrition/domain';
 import t from 'tap';
 import postgres from 'postgres';
 import { createTestDatabase } from '@nutrition/db/testing';
@@ -75,4 +76,13 @@ t.test('seeded names exist in all twelve languages and read as those languages',
       t.match(r.ja, /[\u3040-\u30ff\u3400-\u9fff]/, `${table} ${r.code} ja is Japanese`);
     }
   }
+});
+
+t.test('the unit codes of the code are exactly the seeded units', async (t) => {
+  const db = await createTestDatabase();
+  t.teardown(db.drop);
+  const { sql, close } = createDatabase(db.url, { max: 1 });
+  t.teardown(close);
+  const seeded = (await sql<{ code: string }[]>`SELECT code FROM units ORDER BY code`).map((u) => u.code);
+  t.same(seeded, [...UNIT_CODES].sort());
 });

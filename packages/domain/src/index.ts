@@ -10,3 +10,4 @@ export * from './image-type.ts';
 export * from './queue-wait.ts';
 export * from './text.ts';
 export * from './enums.ts';
+export * from './settings.ts';

@@ -1,56 +1,33 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import { modelProblems } from '@nutrition/ai';
+import { MODEL_SETTINGS, modelProblems } from '@nutrition/ai';
+import { defaultHost, loadSettings } from '@nutrition/domain';
+import { Type, type Static } from 'typebox';
 import { createDatabase, databaseAnswers, type Sql } from '@nutrition/db';
 import { recognitionRepository } from '@nutrition/db/repositories';
 import { createBoss, ensureQueues, type RecognitionJobData, type RecognitionKind } from './queues.ts';
 import { startWorkerLoop, type JobOutcome } from './worker-loop.ts';
 import { workerMetrics } from './metrics.ts';
 
-export interface WorkerSettings {
-  databaseUrl: string;
-  concurrency: number;
-  healthPort: number;
-  /** Address of the health server: 0.0.0.0 in production, 127.0.0.1 otherwise, unless HOST says. */
-  host: string;
-  imageRetentionDays: number;
-  logLevel: string;
-  /** pg-boss supervision (expired heartbeats, retries) interval. */
-  superviseSeconds: number;
-}
+/** A worker's settings: its own and the model's, read through the loader every process shares. */
+export const WorkerSettingsSchema = Type.Object({
+  NODE_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], { default: 'development' }),
+  DATABASE_URL: Type.String({ minLength: 1, description: 'PostgreSQL 18 connection string' }),
+  WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 5, description: 'jobs one worker process handles at once' }),
+  HEALTH_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 0, description: 'port of /health/live, /health and /metrics' }),
+  HOST: Type.String({ default: '', description: 'address of the health server; unset: 0.0.0.0 in production, else 127.0.0.1' }),
+  IMAGE_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 30, description: 'uploaded photos older than this are deleted' }),
+  LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info', description: 'pino log level' }),
+  QUEUE_SUPERVISE_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 2, description: 'how often pg-boss looks for stopped jobs' }),
+  ...MODEL_SETTINGS,
+});
+export type WorkerSettings = Static<typeof WorkerSettingsSchema>;
 
-/** Every variable a worker reads (its own settings and the model's). */
-export const WORKER_ENV = [
-  'DATABASE_URL', 'WORKER_CONCURRENCY', 'HEALTH_PORT', 'HOST', 'IMAGE_RETENTION_DAYS', 'LOG_LEVEL', 'QUEUE_SUPERVISE_SECONDS',
-  'NODE_ENV', 'MODEL_PROVIDER', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL', 'OPENAI_MODEL_RECOMMENDATIONS', 'OPENAI_MODEL_MENU',
-  'OPENAI_MODEL_ESTIMATE', 'OPENAI_MODEL_VISION', 'MODEL_TIMEOUT_MS',
-] as const;
-
-/** Worker settings from the environment, each checked with a clear message. */
+/** Worker settings from the environment, each wrong variable named (the API's loader and error format). */
 export function workerSettings(env: Record<string, string | undefined> = process.env): WorkerSettings {
-  const problems: string[] = [];
-  const int = (name: string, fallback: number, min: number, max: number) => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) problems.push(`${name}: must be an integer from ${min} to ${max}`);
-    return n;
-  };
-  const settings = {
-    databaseUrl: env.DATABASE_URL ?? '',
-    concurrency: int('WORKER_CONCURRENCY', 5, 1, 100),
-    healthPort: int('HEALTH_PORT', 0, 0, 65535),
-    host: env.HOST || (env.NODE_ENV === 'production' ? '0.0.0.0' : '127.0.0.1'),
-    imageRetentionDays: int('IMAGE_RETENTION_DAYS', 30, 1, 3650),
-    logLevel: env.LOG_LEVEL ?? 'info',
-    superviseSeconds: int('QUEUE_SUPERVISE_SECONDS', 2, 1, 3600),
-  };
-  if (!settings.databaseUrl) problems.push('DATABASE_URL: required');
-  if (env.MODEL_PROVIDER && !['openai', 'offline'].includes(env.MODEL_PROVIDER)) problems.push('MODEL_PROVIDER: openai or offline');
-  problems.push(...modelProblems(env));
-  if (problems.length) throw new Error(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-  return settings;
+  const settings = loadSettings(WorkerSettingsSchema, env, modelProblems);
+  return { ...settings, HOST: defaultHost(settings.NODE_ENV, settings.HOST) };
 }
 
 export type JobHandler = (data: RecognitionJobData, signal: AbortSignal) => Promise<JobOutcome>;
@@ -60,23 +37,27 @@ export type JobHandler = (data: RecognitionJobData, signal: AbortSignal) => Prom
  * probes, hourly purging of old photos, and graceful shutdown on SIGTERM/SIGINT (stop taking jobs, finish or release
  * the ones in hand, exit within a bound).
  */
-export async function runWorker(kind: RecognitionKind, makeHandler: (sql: Sql, log: pino.Logger) => JobHandler, settings = workerSettings()) {
-  const log = pino({ name: `${kind}-worker`, level: settings.logLevel });
+export async function runWorker(
+  kind: RecognitionKind,
+  makeHandler: (sql: Sql, log: pino.Logger, settings: WorkerSettings) => JobHandler,
+  settings = workerSettings(),
+) {
+  const log = pino({ name: `${kind}-worker`, level: settings.LOG_LEVEL });
   // A stray rejection (a metrics read, a timer's query during a database outage) is logged; it must not end a worker
   // whose jobs are otherwise fine.
   process.on('unhandledRejection', (err) => log.error({ err }, 'unhandled rejection'));
   // A worker's commits do not wait for the disk. What a database crash could take back (the last fraction of a
   // second of job states, queue completions, stub dishes) is redone: pg-boss hands the job out again and a job still
   // `processing` starts over. Submissions, in the API, stay synchronous.
-  const { sql, close } = createDatabase(settings.databaseUrl, {
-    max: settings.concurrency + 2,
+  const { sql, close } = createDatabase(settings.DATABASE_URL, {
+    max: settings.WORKER_CONCURRENCY + 2,
     applicationName: `nutrition-${kind}-worker`,
     synchronousCommit: false,
   });
-  const boss = createBoss(settings.databaseUrl, { supervise: true, intervalSeconds: settings.superviseSeconds, synchronousCommit: false });
+  const boss = createBoss(settings.DATABASE_URL, { supervise: true, intervalSeconds: settings.QUEUE_SUPERVISE_SECONDS, synchronousCommit: false });
   // The loop's fetches, heartbeats and completions: pg-boss's statements, prepared (see queueDatabase), beside
   // pg-boss's own pool for supervision.
-  const queue = createDatabase(settings.databaseUrl, { max: 3, applicationName: `nutrition-${kind}-worker-queue`, synchronousCommit: false });
+  const queue = createDatabase(settings.DATABASE_URL, { max: 3, applicationName: `nutrition-${kind}-worker-queue`, synchronousCommit: false });
   boss.on('error', (err) => log.error({ err }, 'queue error'));
   await boss.start();
   await ensureQueues(boss);
@@ -85,8 +66,8 @@ export async function runWorker(kind: RecognitionKind, makeHandler: (sql: Sql, l
   const metrics = workerMetrics(sql, kind);
   const loop = startWorkerLoop(boss, queue.sql, {
     kind,
-    concurrency: settings.concurrency,
-    handle: makeHandler(sql, log),
+    concurrency: settings.WORKER_CONCURRENCY,
+    handle: makeHandler(sql, log, settings),
     giveUp: (data) => jobs.finish(kind, data.jobId, { error: { code: 'worker_lost', message: 'The job was interrupted too many times' } }),
     onAttempt: metrics.attempt,
     log,
@@ -94,7 +75,7 @@ export async function runWorker(kind: RecognitionKind, makeHandler: (sql: Sql, l
 
   const purge = async () => {
     try {
-      const purged = await jobs.purgeImages(settings.imageRetentionDays);
+      const purged = await jobs.purgeImages(settings.IMAGE_RETENTION_DAYS);
       if (purged) log.info({ purged }, 'old job images purged');
     } catch (err) {
       log.error({ err }, 'image purge failed');
@@ -130,8 +111,8 @@ export async function runWorker(kind: RecognitionKind, makeHandler: (sql: Sql, l
       if (!res.headersSent) answer(res, 500, 'application/json', JSON.stringify({ status: 'error' }));
     });
   });
-  await new Promise<void>((resolve) => health.listen(settings.healthPort, settings.host, resolve));
-  log.info({ port: (health.address() as AddressInfo).port, concurrency: settings.concurrency }, `${kind} worker ready`);
+  await new Promise<void>((resolve) => health.listen(settings.HEALTH_PORT, settings.HOST, resolve));
+  log.info({ port: (health.address() as AddressInfo).port, concurrency: settings.WORKER_CONCURRENCY }, `${kind} worker ready`);
 
   let stopping: Promise<void> | null = null;
   const stop = (signal: string) =>

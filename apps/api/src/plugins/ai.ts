@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
-import { offlineModel, openAiProvider, pexels, unsplash, type ModelProvider, type PhotoSearch } from '@nutrition/ai';
+import { modelFromSettings, offlineModel, pexels, unsplash, type ModelProvider, type PhotoSearch } from '@nutrition/ai';
 import { offlineModelFeedRepository } from '@nutrition/db/repositories';
 import type { Config } from '../config.ts';
 
@@ -13,23 +13,6 @@ declare module 'fastify' {
   }
 }
 
-export function modelFromConfig(config: Config, log: FastifyInstance['log']): ModelProvider | null {
-  if (!config.OPENAI_API_KEY || config.MODEL_PROVIDER === 'offline') return null;
-  const pick = (specific: string) => specific || config.OPENAI_MODEL;
-  return openAiProvider({
-    apiKey: config.OPENAI_API_KEY,
-    baseUrl: config.OPENAI_BASE_URL || undefined,
-    timeoutMs: config.MODEL_TIMEOUT_MS,
-    models: {
-      recommendations: pick(config.OPENAI_MODEL_RECOMMENDATIONS),
-      menu: pick(config.OPENAI_MODEL_MENU),
-      estimate: pick(config.OPENAI_MODEL_ESTIMATE),
-      vision: pick(config.OPENAI_MODEL_VISION),
-    },
-    log,
-  });
-}
-
 export function photosFromConfig(config: Config): PhotoSearch | null {
   const base = config.PHOTO_SEARCH_BASE_URL || undefined;
   if (config.PEXELS_API_KEY) return pexels(config.PEXELS_API_KEY, base);
@@ -40,7 +23,7 @@ export function photosFromConfig(config: Config): PhotoSearch | null {
 export default fp(
   async (app: FastifyInstance, opts: { config: Config; model?: ModelProvider; photos?: PhotoSearch | null }) => {
     const catalog = offlineModelFeedRepository(app.sql, app.searchSql);
-    app.decorate('model', opts.model ?? modelFromConfig(opts.config, app.log) ?? offlineModel(catalog));
+    app.decorate('model', opts.model ?? modelFromSettings(opts.config, app.log) ?? offlineModel(catalog));
     app.decorate('photos', opts.photos !== undefined ? opts.photos : photosFromConfig(opts.config));
   },
   { name: 'ai', dependencies: ['db'] },
