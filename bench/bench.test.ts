@@ -11,16 +11,34 @@ t.test('the quick benchmark runs end to end and reports every figure', async (t)
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const out = join(dir, 'latest.json');
   const { NODE_OPTIONS: _, ...env } = process.env;
-  const child = spawn('env', ['-u', 'NODE_OPTIONS', process.execPath, fileURLToPath(new URL('./run.ts', import.meta.url)), '--quick', '--out', out], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    'env',
+    [
+      '-u',
+      'NODE_OPTIONS',
+      process.execPath,
+      fileURLToPath(new URL('./run.ts', import.meta.url)),
+      '--quick',
+      '--out',
+      out,
+    ],
+    {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   t.equal(code, 0, output.slice(-2000));
-  const rows = JSON.parse(await readFile(out, 'utf8')) as { id: string; value: number; unit: string; goal: string; met: boolean | null }[];
+  const rows = JSON.parse(await readFile(out, 'utf8')) as {
+    id: string;
+    value: number;
+    unit: string;
+    goal: string;
+    met: boolean | null;
+  }[];
   t.same([...new Set(rows.map((r) => r.id))].sort(), ['api', 'import', 'menu', 'queue', 'search', 'sse']);
   for (const row of rows) {
     t.ok(Number.isFinite(row.value), `${row.id}: a number`);

@@ -6,11 +6,17 @@ import { generateDump } from '../packages/catalog/src/import/generate-dump.ts';
 import { maxRow, ratioRow, root, type Row } from './lib.ts';
 
 async function runImport(databaseUrl: string, file: string) {
-  const child = spawn(process.execPath, [`${root}bench/import-child.ts`, databaseUrl, file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [`${root}bench/import-child.ts`, databaseUrl, file], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   await new Promise((r) => child.on('exit', r));
-  return JSON.parse(out.trim().split('\n').at(-1)!) as { summary: { read: number }; seconds: number; maxRssKiB: number };
+  return JSON.parse(out.trim().split('\n').at(-1)!) as {
+    summary: { read: number };
+    seconds: number;
+    maxRssKiB: number;
+  };
 }
 
 /** The import command on a synthetic CSV export, against raw COPY of the same rows into an unindexed table. */
@@ -36,9 +42,23 @@ export async function importBench(databaseUrl: string, rows: number, dir: string
     const peak = result.maxRssKiB / 1024;
     const smallPeak = smallRun.maxRssKiB / 1024;
     return [
-      ratioRow('import', `import ${rows.toLocaleString('en')} CSV rows, indexes included`, result.summary.read / result.seconds, 'rows/s', rows / copySeconds, 0.4),
+      ratioRow(
+        'import',
+        `import ${rows.toLocaleString('en')} CSV rows, indexes included`,
+        result.summary.read / result.seconds,
+        'rows/s',
+        rows / copySeconds,
+        0.4,
+      ),
       {
-        ...maxRow('import', 'import peak memory (baseline: a hundredth of the rows)', peak, 'MiB', 1.25 * smallPeak, smallPeak),
+        ...maxRow(
+          'import',
+          'import peak memory (baseline: a hundredth of the rows)',
+          peak,
+          'MiB',
+          1.25 * smallPeak,
+          smallPeak,
+        ),
         goal: '<= 1.25 x baseline (flat)',
       },
     ];

@@ -26,7 +26,12 @@ export interface Proc {
 }
 
 /** Starts a node script as its own process and waits until `ready` (a line it prints, or a path that answers 200). */
-export async function startProcess(script: string, env: Record<string, string>, ready: RegExp | string, portVar = 'PORT'): Promise<Proc> {
+export async function startProcess(
+  script: string,
+  env: Record<string, string>,
+  ready: RegExp | string,
+  portVar = 'PORT',
+): Promise<Proc> {
   const port = await freePort();
   const child = spawn(process.execPath, [script], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, [portVar]: String(port), HOST: '127.0.0.1' },
@@ -38,7 +43,10 @@ export async function startProcess(script: string, env: Record<string, string>, 
   const started = Date.now();
   const isReady = async () => {
     if (ready instanceof RegExp) return ready.test(output);
-    return fetch(`http://127.0.0.1:${port}${ready}`).then((r) => r.ok, () => false);
+    return fetch(`http://127.0.0.1:${port}${ready}`).then(
+      (r) => r.ok,
+      () => false,
+    );
   };
   while (!(await isReady())) {
     if (child.exitCode !== null) throw new Error(`${script} exited:\n${output}`);
@@ -77,11 +85,27 @@ export const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 1
 /** A row whose goal is "value at least `min` × baseline". */
 export function ratioRow(id: string, figure: string, value: number, unit: string, baseline: number, min: number): Row {
   const ratio = round(value / baseline, 3);
-  return { id, figure, value: round(value), unit, baseline: round(baseline), ratio, goal: `>= ${min} x baseline`, met: ratio >= min };
+  return {
+    id,
+    figure,
+    value: round(value),
+    unit,
+    baseline: round(baseline),
+    ratio,
+    goal: `>= ${min} x baseline`,
+    met: ratio >= min,
+  };
 }
 
 /** A row whose goal is an upper bound on the value. */
-export function maxRow(id: string, figure: string, value: number, unit: string, max: number, baseline: number | null = null): Row {
+export function maxRow(
+  id: string,
+  figure: string,
+  value: number,
+  unit: string,
+  max: number,
+  baseline: number | null = null,
+): Row {
   return {
     id,
     figure,
@@ -97,7 +121,11 @@ export function maxRow(id: string, figure: string, value: number, unit: string, 
 export async function json(url: string, init: RequestInit & { token?: string; body?: string } = {}) {
   const res = await fetch(url, {
     ...init,
-    headers: { 'content-type': 'application/json', ...(init.token ? { authorization: `Bearer ${init.token}` } : {}), ...(init.headers ?? {}) },
+    headers: {
+      'content-type': 'application/json',
+      ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
+      ...(init.headers ?? {}),
+    },
   });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
@@ -123,19 +151,36 @@ export function timedGet(url: string, headers: Record<string, string> = {}): Pro
 }
 
 export async function login(url: string, subject: string): Promise<string> {
-  return (await json(`${url}/auth/login`, { method: 'POST', body: JSON.stringify({ id_token: subject }) })).body.access_token;
+  return (await json(`${url}/auth/login`, { method: 'POST', body: JSON.stringify({ id_token: subject }) })).body
+    .access_token;
 }
 
 /** autocannon in its own process against one URL; returns mean requests a second and p99 latency. */
-export async function autocannon(url: string, opts: { seconds: number; connections: number; headers?: Record<string, string> }) {
-  const args = [`${root}node_modules/autocannon/autocannon.js`, '-j', '-c', String(opts.connections), '-d', String(opts.seconds)];
+export async function autocannon(
+  url: string,
+  opts: { seconds: number; connections: number; headers?: Record<string, string> },
+) {
+  const args = [
+    `${root}node_modules/autocannon/autocannon.js`,
+    '-j',
+    '-c',
+    String(opts.connections),
+    '-d',
+    String(opts.seconds),
+  ];
   for (const [k, v] of Object.entries(opts.headers ?? {})) args.push('-H', `${k}=${v}`);
   args.push(url);
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   await new Promise((r) => child.on('exit', r));
-  const result = JSON.parse(out) as { requests: { average: number }; latency: { p99: number }; non2xx: number; errors: number };
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`autocannon saw ${result.non2xx} non-2xx and ${result.errors} errors on ${url}`);
+  const result = JSON.parse(out) as {
+    requests: { average: number };
+    latency: { p99: number };
+    non2xx: number;
+    errors: number;
+  };
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`autocannon saw ${result.non2xx} non-2xx and ${result.errors} errors on ${url}`);
   return { rps: result.requests.average, p99: result.latency.p99 };
 }

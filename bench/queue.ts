@@ -11,11 +11,20 @@ const CONCURRENCY = 5;
  * job at a time with no pause (pg-boss's own work() waits a polling interval between fetches).
  */
 async function bareConsume(url: string, jobs: number): Promise<number> {
-  const boss = new PgBoss({ connectionString: url, schema: QUEUE_SCHEMA, supervise: false, schedule: false, max: CONCURRENCY + 2 });
+  const boss = new PgBoss({
+    connectionString: url,
+    schema: QUEUE_SCHEMA,
+    supervise: false,
+    schedule: false,
+    max: CONCURRENCY + 2,
+  });
   boss.on('error', () => {});
   await boss.start();
   await boss.createQueue('bench-bare').catch(() => {});
-  await boss.insert('bench-bare', Array.from({ length: jobs }, (_, i) => ({ data: { i } })));
+  await boss.insert(
+    'bench-bare',
+    Array.from({ length: jobs }, (_, i) => ({ data: { i } })),
+  );
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -35,8 +44,17 @@ async function bareConsume(url: string, jobs: number): Promise<number> {
 export async function queueBench(databaseUrl: string, jobs: number, pickups: number): Promise<Row[]> {
   const bare = await bareConsume(databaseUrl, jobs);
   const { sql, close } = createDatabase(databaseUrl, { max: 2 });
-  const api = await startProcess(`${root}apps/api/src/main.ts`, { DATABASE_URL: databaseUrl, RATE_LIMIT_PER_MINUTE: '100000000', RATE_LIMIT_MODEL_PER_MINUTE: '100000000' }, '/health');
-  const worker = await startProcess(`${root}apps/dish-worker/src/main.ts`, { DATABASE_URL: databaseUrl, WORKER_CONCURRENCY: String(CONCURRENCY), LOG_LEVEL: 'info' }, '/health', 'HEALTH_PORT');
+  const api = await startProcess(
+    `${root}apps/api/src/main.ts`,
+    { DATABASE_URL: databaseUrl, RATE_LIMIT_PER_MINUTE: '100000000', RATE_LIMIT_MODEL_PER_MINUTE: '100000000' },
+    '/health',
+  );
+  const worker = await startProcess(
+    `${root}apps/dish-worker/src/main.ts`,
+    { DATABASE_URL: databaseUrl, WORKER_CONCURRENCY: String(CONCURRENCY), LOG_LEVEL: 'info' },
+    '/health',
+    'HEALTH_PORT',
+  );
   try {
     const token = await login(api.url, 'bench-queue');
     const [user] = await sql<{ id: string }[]>`SELECT id FROM users WHERE external_subject = 'bench-queue'`;
@@ -55,12 +73,16 @@ export async function queueBench(databaseUrl: string, jobs: number, pickups: num
     );
     const submittedMs = performance.now() - started;
     for (;;) {
-      const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM dish_recognition_jobs WHERE user_id = ${user!.id} AND status IN ('done', 'failed')`;
+      const [row] = await sql<
+        { n: number }[]
+      >`SELECT count(*)::int AS n FROM dish_recognition_jobs WHERE user_id = ${user!.id} AND status IN ('done', 'failed')`;
       if (row!.n >= jobs) break;
       await new Promise((r) => setTimeout(r, 100));
     }
     const endToEnd = jobs / ((performance.now() - started) / 1000);
-    process.stderr.write(` [submitted ${Math.round(jobs / (submittedMs / 1000))} jobs/s; bare ${Math.round(bare)} jobs/s]`);
+    process.stderr.write(
+      ` [submitted ${Math.round(jobs / (submittedMs / 1000))} jobs/s; bare ${Math.round(bare)} jobs/s]`,
+    );
 
     const latencies: number[] = [];
     for (let i = 0; i < pickups; i++) {

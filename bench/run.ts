@@ -2,7 +2,7 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import postgres from 'postgres';
-import { createDatabase, startEmbeddedPostgres } from '@nutrition/db';
+import { startEmbeddedPostgres } from '@nutrition/db';
 import { prepareDatabase } from '../apps/api/src/setup.ts';
 import { apiBench } from './api.ts';
 import { importBench } from './import.ts';
@@ -67,7 +67,15 @@ try {
 
 const table = [
   ['id', 'figure', 'value', 'baseline', 'ratio', 'goal', 'met'],
-  ...rows.map((r) => [r.id, r.figure, `${r.value} ${r.unit}`, r.baseline === null ? '-' : String(r.baseline), r.ratio === null ? '-' : String(r.ratio), r.goal, r.met === null ? '-' : r.met ? 'yes' : 'NO']),
+  ...rows.map((r) => [
+    r.id,
+    r.figure,
+    `${r.value} ${r.unit}`,
+    r.baseline === null ? '-' : String(r.baseline),
+    r.ratio === null ? '-' : String(r.ratio),
+    r.goal,
+    r.met === null ? '-' : r.met ? 'yes' : 'NO',
+  ]),
 ];
 const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
 for (const row of table) console.log(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  '));
@@ -77,4 +85,6 @@ if (write) {
   await mkdir(dirname(out), { recursive: true });
   await writeFile(out, `${JSON.stringify(rows, null, 2)}\n`);
 }
-console.log(`\n${rows.filter((r) => r.met).length} of ${rows.length} goals met (${quick ? 'quick sizes' : 'full sizes'})${write ? `; ${out} written` : ''}`);
+console.log(
+  `\n${rows.filter((r) => r.met).length} of ${rows.length} goals met (${quick ? 'quick sizes' : 'full sizes'})${write ? `; ${out} written` : ''}`,
+);

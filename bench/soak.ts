@@ -20,11 +20,28 @@ export interface SoakReport {
  * fixed time; then every job must be finished, no request may have failed, the API's memory must not have kept
  * growing and no stream may be left open.
  */
-export async function soak(databaseUrl: string, opts: { seconds: number; streams: number; users: number }): Promise<SoakReport> {
-  const env = { DATABASE_URL: databaseUrl, RATE_LIMIT_PER_MINUTE: '100000000', RATE_LIMIT_MODEL_PER_MINUTE: '100000000' };
+export async function soak(
+  databaseUrl: string,
+  opts: { seconds: number; streams: number; users: number },
+): Promise<SoakReport> {
+  const env = {
+    DATABASE_URL: databaseUrl,
+    RATE_LIMIT_PER_MINUTE: '100000000',
+    RATE_LIMIT_MODEL_PER_MINUTE: '100000000',
+  };
   const api = await startProcess(`${root}apps/api/src/main.ts`, env, '/health');
-  const dish = await startProcess(`${root}apps/dish-worker/src/main.ts`, { DATABASE_URL: databaseUrl }, '/health', 'HEALTH_PORT');
-  const product = await startProcess(`${root}apps/product-worker/src/main.ts`, { DATABASE_URL: databaseUrl }, '/health', 'HEALTH_PORT');
+  const dish = await startProcess(
+    `${root}apps/dish-worker/src/main.ts`,
+    { DATABASE_URL: databaseUrl },
+    '/health',
+    'HEALTH_PORT',
+  );
+  const product = await startProcess(
+    `${root}apps/product-worker/src/main.ts`,
+    { DATABASE_URL: databaseUrl },
+    '/health',
+    'HEALTH_PORT',
+  );
   const errors: string[] = [];
   const jobs: { kind: 'dish' | 'product'; id: string; token: string }[] = [];
   let requests = 0;
@@ -33,10 +50,20 @@ export async function soak(databaseUrl: string, opts: { seconds: number; streams
   try {
     const tokens = await Promise.all(Array.from({ length: opts.users }, (_, i) => login(api.url, `soak-${i}`)));
     const [dishRow] = (await json(`${api.url}/dishes?limit=1`, { token: tokens[0]! })).body.items;
-    const call = async (token: string, path: string, init: { method?: string; body?: unknown } = {}, expect = [200, 201, 202, 204]) => {
+    const call = async (
+      token: string,
+      path: string,
+      init: { method?: string; body?: unknown } = {},
+      expect = [200, 201, 202, 204],
+    ) => {
       requests++;
-      const res = await json(`${api.url}${path}`, { method: init.method ?? 'GET', token, body: init.body === undefined ? undefined : JSON.stringify(init.body) }).catch((err: Error) => ({ status: 0, body: err.message }));
-      if (!expect.includes(res.status)) errors.push(`${init.method ?? 'GET'} ${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 120)}`);
+      const res = await json(`${api.url}${path}`, {
+        method: init.method ?? 'GET',
+        token,
+        body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      }).catch((err: Error) => ({ status: 0, body: err.message }));
+      if (!expect.includes(res.status))
+        errors.push(`${init.method ?? 'GET'} ${path}: ${res.status} ${JSON.stringify(res.body).slice(0, 120)}`);
       return res;
     };
     const openStream = (job: { kind: string; id: string; token: string }) => {
@@ -58,22 +85,51 @@ export async function soak(databaseUrl: string, opts: { seconds: number; streams
         for (let i = 0; Date.now() < end; i++) {
           if (!rssStart && Date.now() > warm) rssStart = rssKiB(api.child.pid!);
           switch (i % 8) {
-            case 0: await call(token, `/diary?date=${today}`); break;
-            case 1: await call(token, `/products/search?q=${['milk', 'bread', 'гречка', 'käse'][i % 4]}`); break;
-            case 2: await call(token, '/diary', { method: 'POST', body: { date: today, meal_type: 'lunch', dish_id: dishRow.id } }); break;
-            case 3: await call(token, '/user-products', { method: 'POST', body: { name: `Item ${i}`, quantity: 1, unit_code: 'piece' } }); break;
+            case 0:
+              await call(token, `/diary?date=${today}`);
+              break;
+            case 1:
+              await call(token, `/products/search?q=${['milk', 'bread', 'гречка', 'käse'][i % 4]}`);
+              break;
+            case 2:
+              await call(token, '/diary', {
+                method: 'POST',
+                body: { date: today, meal_type: 'lunch', dish_id: dishRow.id },
+              });
+              break;
+            case 3:
+              await call(token, '/user-products', {
+                method: 'POST',
+                body: { name: `Item ${i}`, quantity: 1, unit_code: 'piece' },
+              });
+              break;
             case 4: {
-              const res = await call(token, '/ai/recognize-dish', { method: 'POST', body: { image: { content_type: 'image/jpeg', data_base64: fakeJpeg(u * 1000 + i, 512).toString('base64') } } });
+              const res = await call(token, '/ai/recognize-dish', {
+                method: 'POST',
+                body: {
+                  image: { content_type: 'image/jpeg', data_base64: fakeJpeg(u * 1000 + i, 512).toString('base64') },
+                },
+              });
               if (res.status === 202) jobs.push({ kind: 'dish', id: res.body.job_id, token });
               break;
             }
             case 5: {
-              const res = await call(token, '/ai/recognize-products', { method: 'POST', body: { images: [{ content_type: 'image/jpeg', data_base64: fakeJpeg(u * 1000 + i + 7, 512).toString('base64') }] } });
+              const res = await call(token, '/ai/recognize-products', {
+                method: 'POST',
+                body: {
+                  images: [
+                    { content_type: 'image/jpeg', data_base64: fakeJpeg(u * 1000 + i + 7, 512).toString('base64') },
+                  ],
+                },
+              });
               if (res.status === 202) jobs.push({ kind: 'product', id: res.body.job_id, token });
               break;
             }
-            case 6: await call(token, '/profile'); break;
-            default: await call(token, '/dishes/search?q=borsch');
+            case 6:
+              await call(token, '/profile');
+              break;
+            default:
+              await call(token, '/dishes/search?q=borsch');
           }
           // Keep the configured number of streams open on the jobs submitted so far.
           while (streams.length < opts.streams && streams.length < jobs.length) openStream(jobs[streams.length]!);
@@ -86,7 +142,9 @@ export async function soak(databaseUrl: string, opts: { seconds: number; streams
     while (Date.now() < deadline) {
       unfinished = 0;
       for (const job of jobs) {
-        const res = await json(`${api.url}/ai/${job.kind === 'dish' ? 'jobs' : 'product-jobs'}/${job.id}`, { token: job.token });
+        const res = await json(`${api.url}/ai/${job.kind === 'dish' ? 'jobs' : 'product-jobs'}/${job.id}`, {
+          token: job.token,
+        });
         if (!['done', 'failed'].includes(res.body?.status)) unfinished++;
       }
       if (unfinished === 0) break;
@@ -129,7 +187,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     await admin.end();
     await prepareDatabase(pg.url('soak'));
     const report = await soak(pg.url('soak'), { seconds: Number(process.argv[2] ?? 180), streams: 500, users: 20 });
-    console.log(JSON.stringify({ ...report, errors: report.errors.slice(0, 20), errorCount: report.errors.length }, null, 2));
+    console.log(
+      JSON.stringify({ ...report, errors: report.errors.slice(0, 20), errorCount: report.errors.length }, null, 2),
+    );
     process.exitCode = report.errors.length || report.jobsUnfinished || report.openStreamsAfter ? 1 : 0;
   } finally {
     await pg.stop();

@@ -4,11 +4,13 @@ import http from 'node:http';
  * Opens N SSE streams (one per job id read from stdin as JSON) and reports when each stream's second event arrived.
  * Prints `ready` once every stream has its first event, then one JSON line mapping each id to its arrival time.
  */
-const { url, token, ids } = JSON.parse(await new Promise<string>((resolve) => {
-  let input = '';
-  process.stdin.on('data', (d) => (input += d));
-  process.stdin.on('end', () => resolve(input));
-})) as { url: string; token: string; ids: string[] };
+const { url, token, ids } = JSON.parse(
+  await new Promise<string>((resolve) => {
+    let input = '';
+    process.stdin.on('data', (d) => (input += d));
+    process.stdin.on('end', () => resolve(input));
+  }),
+) as { url: string; token: string; ids: string[] };
 
 const DATA = Buffer.from('data:');
 const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
@@ -16,28 +18,31 @@ let first = 0;
 const second: Record<string, number> = {};
 let seconds = 0;
 for (const id of ids) {
-  http.get(url.replace('{id}', id), { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
-    let events = 0;
-    // Events are counted by their lines starting `data:`, found in the raw bytes: decoding every chunk and matching a
-    // regex made this one process for 10,000 streams pause for garbage collection mid-burst, which the figures then
-    // counted as delivery time.
-    res.on('data', (chunk: Buffer) => {
-      let count = 0;
-      for (let at = chunk.indexOf(DATA); at >= 0; at = chunk.indexOf(DATA, at + DATA.length)) if (at === 0 || chunk[at - 1] === 10) count++;
-      for (let i = 0; i < count; i++) {
-        events++;
-        if (events === 1 && ++first === ids.length) console.log('ready');
-        if (events === 2) {
-          second[id] = Date.now();
-          if (++seconds === ids.length) {
-            // Exit only once the (large) line is flushed: stdout to a pipe is asynchronous.
-            process.stdout.write(`${JSON.stringify({ second })}\n`, () => process.exit(0));
+  http
+    .get(url.replace('{id}', id), { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
+      let events = 0;
+      // Events are counted by their lines starting `data:`, found in the raw bytes: decoding every chunk and matching a
+      // regex made this one process for 10,000 streams pause for garbage collection mid-burst, which the figures then
+      // counted as delivery time.
+      res.on('data', (chunk: Buffer) => {
+        let count = 0;
+        for (let at = chunk.indexOf(DATA); at >= 0; at = chunk.indexOf(DATA, at + DATA.length))
+          if (at === 0 || chunk[at - 1] === 10) count++;
+        for (let i = 0; i < count; i++) {
+          events++;
+          if (events === 1 && ++first === ids.length) console.log('ready');
+          if (events === 2) {
+            second[id] = Date.now();
+            if (++seconds === ids.length) {
+              // Exit only once the (large) line is flushed: stdout to a pipe is asynchronous.
+              process.stdout.write(`${JSON.stringify({ second })}\n`, () => process.exit(0));
+            }
           }
         }
-      }
+      });
+    })
+    .on('error', (err) => {
+      console.error(err.message);
+      process.exit(1);
     });
-  }).on('error', (err) => {
-    console.error(err.message);
-    process.exit(1);
-  });
 }

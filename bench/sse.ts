@@ -5,7 +5,13 @@ import { login, maxRow, percentile, root, rssKiB, startProcess, type Row, type P
 /** Connections committing the burst's changes, as two busy workers would. */
 const WRITERS = 2;
 
-async function measure(server: Proc, url: string, token: string, ids: string[], change: (id: string) => Promise<unknown>) {
+async function measure(
+  server: Proc,
+  url: string,
+  token: string,
+  ids: string[],
+  change: (id: string) => Promise<unknown>,
+) {
   const before = rssKiB(server.child.pid!);
   const client = spawn(process.execPath, [`${root}bench/sse-client.ts`], { stdio: ['pipe', 'pipe', 'inherit'] });
   client.stdin.end(JSON.stringify({ url, token, ids }));
@@ -21,13 +27,15 @@ async function measure(server: Proc, url: string, token: string, ids: string[], 
   const sent: Record<string, number> = {};
   let next = 0;
   const started = Date.now();
-  await Promise.all(Array.from({ length: WRITERS }, async () => {
-    while (next < ids.length) {
-      const id = ids[next++]!;
-      sent[id] = Date.now();
-      await change(id);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: WRITERS }, async () => {
+      while (next < ids.length) {
+        const id = ids[next++]!;
+        sent[id] = Date.now();
+        await change(id);
+      }
+    }),
+  );
   const burstMs = Date.now() - started;
   await new Promise((r) => client.on('exit', r));
   const { second } = JSON.parse(out.trim().split('\n').at(-1)!) as { second: Record<string, number> };
@@ -41,22 +49,55 @@ async function measure(server: Proc, url: string, token: string, ids: string[], 
 export async function sseBench(databaseUrl: string, streams: number): Promise<Row[]> {
   // The writers commit as the workers do (synchronous_commit off; see the worker runtime).
   const { sql, close } = createDatabase(databaseUrl, { max: WRITERS, synchronousCommit: false });
-  const api = await startProcess(`${root}apps/api/src/main.ts`, { DATABASE_URL: databaseUrl, RATE_LIMIT_PER_MINUTE: '100000000' }, '/health');
+  const api = await startProcess(
+    `${root}apps/api/src/main.ts`,
+    { DATABASE_URL: databaseUrl, RATE_LIMIT_PER_MINUTE: '100000000' },
+    '/health',
+  );
   const bare = await startProcess(`${root}bench/sse-bare.ts`, { DATABASE_URL: databaseUrl }, /bare ready/);
   try {
     const token = await login(api.url, 'bench-sse');
     const [user] = await sql<{ id: string }[]>`SELECT id FROM users WHERE external_subject = 'bench-sse'`;
-    const ids = (await sql<{ id: string }[]>`
-      INSERT INTO dish_recognition_jobs (user_id) SELECT ${user!.id} FROM generate_series(1, ${streams}) RETURNING id`).map((r) => r.id);
-    const ours = await measure(api, `${api.url}/ai/jobs/{id}/stream`, token, ids, (id) =>
-      sql`UPDATE dish_recognition_jobs SET status = 'processing', updated_at = now() WHERE id = ${id}`);
-    const base = await measure(bare, `${bare.url}/{id}`, token, ids, (id) => sql`SELECT pg_notify('bench_bare', ${id})`);
+    const ids = (
+      await sql<{ id: string }[]>`
+      INSERT INTO dish_recognition_jobs (user_id) SELECT ${user!.id} FROM generate_series(1, ${streams}) RETURNING id`
+    ).map((r) => r.id);
+    const ours = await measure(
+      api,
+      `${api.url}/ai/jobs/{id}/stream`,
+      token,
+      ids,
+      (id) => sql`UPDATE dish_recognition_jobs SET status = 'processing', updated_at = now() WHERE id = ${id}`,
+    );
+    const base = await measure(
+      bare,
+      `${bare.url}/{id}`,
+      token,
+      ids,
+      (id) => sql`SELECT pg_notify('bench_bare', ${id})`,
+    );
     const spread = (d: number[]) => [50, 90, 95, 99, 100].map((p) => percentile(d, p)).join('/');
-    process.stderr.write(` [burst: ${ours.burstMs} ms ours, ${base.burstMs} ms bare; p50/90/95/99/max ${spread(ours.delays)} vs ${spread(base.delays)} ms]`);
+    process.stderr.write(
+      ` [burst: ${ours.burstMs} ms ours, ${base.burstMs} ms bare; p50/90/95/99/max ${spread(ours.delays)} vs ${spread(base.delays)} ms]`,
+    );
     return [
-      maxRow('sse', `delivery p99, ${streams.toLocaleString('en')} streams, each changing status once`, percentile(ours.delays, 99), 'ms', 20, percentile(base.delays, 99)),
+      maxRow(
+        'sse',
+        `delivery p99, ${streams.toLocaleString('en')} streams, each changing status once`,
+        percentile(ours.delays, 99),
+        'ms',
+        20,
+        percentile(base.delays, 99),
+      ),
       {
-        ...maxRow('sse', 'memory per open stream', ours.perStreamKiB, 'KiB', 2.5 * base.perStreamKiB, base.perStreamKiB),
+        ...maxRow(
+          'sse',
+          'memory per open stream',
+          ours.perStreamKiB,
+          'KiB',
+          2.5 * base.perStreamKiB,
+          base.perStreamKiB,
+        ),
         goal: '<= 2.5 x baseline',
         met: ours.perStreamKiB <= 2.5 * Math.max(base.perStreamKiB, 1),
       },

@@ -18,7 +18,8 @@ t.test('the API deployed as the image deploys it migrates a database and serves'
   t.teardown(() => rm(out, { recursive: true, force: true }));
   // tap adds its loaders to NODE_OPTIONS of every child process; `env -u` keeps them away from pnpm and tsc.
   const { NODE_OPTIONS: _, ...cleanEnv } = process.env;
-  const run = (args: string[]) => spawnSync('env', ['-u', 'NODE_OPTIONS', 'pnpm', ...args], { cwd: root, env: cleanEnv, encoding: 'utf8' });
+  const run = (args: string[]) =>
+    spawnSync('env', ['-u', 'NODE_OPTIONS', 'pnpm', ...args], { cwd: root, env: cleanEnv, encoding: 'utf8' });
   const build = run(['--filter', './packages/*', 'build']);
   t.equal(build.status, 0, build.stdout + build.stderr);
   const deploy = run(['--filter', '@nutrition/api', 'deploy', '--legacy', '--prod', out]);
@@ -26,7 +27,12 @@ t.test('the API deployed as the image deploys it migrates a database and serves'
 
   const db = await createTestDatabase();
   t.teardown(db.drop);
-  const env = { ...cleanEnv, DATABASE_URL: db.url, NODE_OPTIONS: '--conditions=production', MIGRATIONS_DIR: join(root, 'drizzle') };
+  const env = {
+    ...cleanEnv,
+    DATABASE_URL: db.url,
+    NODE_OPTIONS: '--conditions=production',
+    MIGRATIONS_DIR: join(root, 'drizzle'),
+  };
   const migrate = spawnSync(process.execPath, ['src/migrate.ts'], { cwd: out, env, encoding: 'utf8' });
   t.equal(migrate.status, 0, migrate.stderr);
   t.match(migrate.stdout, /migrated and seeded/);

@@ -106,7 +106,8 @@ export function identityVerifier(config: Config): IdentityVerifier {
 
 /** The properties of an object schema that hold integers (a query string carries them as text). */
 function integerProperties(schema: TSchema): string[] {
-  const properties = (schema as { properties?: Record<string, { type?: string; anyOf?: { type?: string }[] }> }).properties ?? {};
+  const properties =
+    (schema as { properties?: Record<string, { type?: string; anyOf?: { type?: string }[] }> }).properties ?? {};
   return Object.keys(properties).filter((key) => {
     const p = properties[key]!;
     return p.type === 'integer' || (p.anyOf ?? []).some((s) => s.type === 'integer');
@@ -129,7 +130,17 @@ const validatorCompiler: FastifySchemaCompiler<TSchema> = (route) => {
     for (const key of integers) {
       const raw = (value as Record<string, unknown> | undefined)?.[key];
       if (raw !== undefined && (typeof raw !== 'string' || !INTEGER_LITERAL.test(raw))) {
-        return { error: [{ keyword: 'type', instancePath: `/${key}`, schemaPath: '', params: {}, message: 'must be an integer literal' }] };
+        return {
+          error: [
+            {
+              keyword: 'type',
+              instancePath: `/${key}`,
+              schemaPath: '',
+              params: {},
+              message: 'must be an integer literal',
+            },
+          ],
+        };
       }
     }
     return check.Check(value) ? { value } : convertAndCheck(value);
@@ -164,12 +175,24 @@ export async function buildApp(config: Config, options: AppOptions = {}) {
   await app.register(cors, {
     origin: (origin, cb) => cb(null, !origin ? false : LOCAL_ORIGIN.test(origin) || extraOrigins.has(origin)),
     methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Accept-Language', 'Cache-Control', 'X-Request-Id', 'Idempotency-Key', 'Last-Event-ID'],
+    allowedHeaders: [
+      'Authorization',
+      'Content-Type',
+      'Accept-Language',
+      'Cache-Control',
+      'X-Request-Id',
+      'Idempotency-Key',
+      'Last-Event-ID',
+    ],
     exposedHeaders: ['X-Request-Id', 'Content-Language', 'Retry-After'],
     maxAge: 600,
   });
   await app.register(docsPlugin);
-  await app.register(dbPlugin, { url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, transactionWaitMs: config.DATABASE_BUSY_WAIT_MS });
+  await app.register(dbPlugin, {
+    url: config.DATABASE_URL,
+    poolSize: config.DATABASE_POOL_SIZE,
+    transactionWaitMs: config.DATABASE_BUSY_WAIT_MS,
+  });
   await app.register(profileReadsPlugin);
   await app.register(clockPlugin, { clock: options.clock });
   await app.register(notificationsPlugin);

@@ -17,15 +17,23 @@ export const ConfigSchema = Type.Object({
   }),
   PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000, description: 'API port' }),
   DATABASE_URL: Type.String({ minLength: 1, description: 'PostgreSQL 18 connection string' }),
-  DATABASE_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10, description: 'connections per API process' }),
+  DATABASE_POOL_SIZE: Type.Integer({
+    minimum: 1,
+    maximum: 200,
+    default: 10,
+    description: 'connections per API process',
+  }),
   DATABASE_BUSY_WAIT_MS: Type.Integer({
     minimum: 10,
     maximum: 60_000,
     default: 10_000,
-    description: 'longest a request waits for a transaction slot before 503 busy (two connections stay for single statements)',
+    description:
+      'longest a request waits for a transaction slot before 503 busy (two connections stay for single statements)',
   }),
-  LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info', description: 'pino log level' },
-  ),
+  LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+    default: 'info',
+    description: 'pino log level',
+  }),
   JWT_SECRET: Type.String({
     minLength: 32,
     default: DEV_JWT_SECRET,
@@ -41,22 +49,68 @@ export const ConfigSchema = Type.Object({
   }),
   GOOGLE_CLIENT_IDS: Type.String({ default: '', description: 'comma list of OAuth client ids accepted as aud' }),
   FIREBASE_PROJECT_ID: Type.String({ default: '', description: 'Firebase project id (aud and issuer suffix)' }),
-  APPLE_CLIENT_IDS: Type.String({ default: '', description: 'comma list of Apple bundle / service ids accepted as aud' }),
+  APPLE_CLIENT_IDS: Type.String({
+    default: '',
+    description: 'comma list of Apple bundle / service ids accepted as aud',
+  }),
   OIDC_ISSUER: Type.String({ default: '', description: 'custom provider: issuer (iss)' }),
   OIDC_AUDIENCE: Type.String({ default: '', description: 'custom provider: comma list of accepted audiences' }),
   OIDC_JWKS_URL: Type.String({ default: '', description: 'custom provider: JWKS URL' }),
   PEXELS_API_KEY: Type.String({ default: '', description: 'stock photos for generated recipes (Pexels)' }),
-  UNSPLASH_ACCESS_KEY: Type.String({ default: '', description: 'stock photos for generated recipes (Unsplash), when Pexels is not set' }),
-  PHOTO_SEARCH_BASE_URL: Type.String({ default: '', description: 'override of the photo API base URL (tests, proxies)' }),
-  PHOTO_SEARCH_BUDGET_MS: Type.Integer({ minimum: 100, maximum: 30_000, default: 2000, description: 'time allowed for all photo lookups of one answer' }),
-  DISH_WORKER_CAPACITY: Type.Integer({ minimum: 1, maximum: 10_000, default: 5, description: 'dish jobs processed at once across all dish workers (for estimated_seconds)' }),
-  PRODUCT_WORKER_CAPACITY: Type.Integer({ minimum: 1, maximum: 10_000, default: 5, description: 'product jobs processed at once across all product workers' }),
-  RATE_LIMIT_PER_MINUTE: Type.Integer({ minimum: 1, default: 600, description: 'requests a minute per user on authenticated routes' }),
-  RATE_LIMIT_PUBLIC_PER_MINUTE: Type.Integer({ minimum: 1, default: 120, description: 'requests a minute per IP on public routes' }),
-  RATE_LIMIT_MODEL_PER_MINUTE: Type.Integer({ minimum: 1, default: 30, description: 'requests a minute per user on model-backed routes (recommendations, menus, recognition)' }),
-  DIARY_CACHE_MB: Type.Integer({ minimum: 0, maximum: 4096, default: 32, description: 'memory per API process for days of the diary read again (0: off)' }),
+  UNSPLASH_ACCESS_KEY: Type.String({
+    default: '',
+    description: 'stock photos for generated recipes (Unsplash), when Pexels is not set',
+  }),
+  PHOTO_SEARCH_BASE_URL: Type.String({
+    default: '',
+    description: 'override of the photo API base URL (tests, proxies)',
+  }),
+  PHOTO_SEARCH_BUDGET_MS: Type.Integer({
+    minimum: 100,
+    maximum: 30_000,
+    default: 2000,
+    description: 'time allowed for all photo lookups of one answer',
+  }),
+  DISH_WORKER_CAPACITY: Type.Integer({
+    minimum: 1,
+    maximum: 10_000,
+    default: 5,
+    description: 'dish jobs processed at once across all dish workers (for estimated_seconds)',
+  }),
+  PRODUCT_WORKER_CAPACITY: Type.Integer({
+    minimum: 1,
+    maximum: 10_000,
+    default: 5,
+    description: 'product jobs processed at once across all product workers',
+  }),
+  RATE_LIMIT_PER_MINUTE: Type.Integer({
+    minimum: 1,
+    default: 600,
+    description: 'requests a minute per user on authenticated routes',
+  }),
+  RATE_LIMIT_PUBLIC_PER_MINUTE: Type.Integer({
+    minimum: 1,
+    default: 120,
+    description: 'requests a minute per IP on public routes',
+  }),
+  RATE_LIMIT_MODEL_PER_MINUTE: Type.Integer({
+    minimum: 1,
+    default: 30,
+    description: 'requests a minute per user on model-backed routes (recommendations, menus, recognition)',
+  }),
+  DIARY_CACHE_MB: Type.Integer({
+    minimum: 0,
+    maximum: 4096,
+    default: 32,
+    description: 'memory per API process for days of the diary read again (0: off)',
+  }),
   METRICS_TOKEN: Type.String({ default: '', description: 'when set, /metrics needs Authorization: Bearer <token>' }),
-  SHUTDOWN_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 120_000, default: 10_000, description: 'longest a SIGTERM waits for in-flight requests' }),
+  SHUTDOWN_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 120_000,
+    default: 10_000,
+    description: 'longest a SIGTERM waits for in-flight requests',
+  }),
   CORS_ORIGINS: Type.String({
     default: '',
     description: 'comma list of extra allowed origins; http://localhost:* and http://127.0.0.1:* are always allowed',
@@ -86,10 +140,13 @@ function apiRules(config: Config): string[] {
     const providers = list(config.OIDC_PROVIDERS);
     if (providers.length === 0) problems.push('OIDC_PROVIDERS: name at least one provider for the oidc verifier');
     for (const p of providers) {
-      if (!['google', 'firebase', 'apple', 'custom'].includes(p)) problems.push(`OIDC_PROVIDERS: unknown provider ${p}`);
+      if (!['google', 'firebase', 'apple', 'custom'].includes(p))
+        problems.push(`OIDC_PROVIDERS: unknown provider ${p}`);
     }
-    if (providers.includes('google') && !config.GOOGLE_CLIENT_IDS) problems.push('GOOGLE_CLIENT_IDS: required for google');
-    if (providers.includes('firebase') && !config.FIREBASE_PROJECT_ID) problems.push('FIREBASE_PROJECT_ID: required for firebase');
+    if (providers.includes('google') && !config.GOOGLE_CLIENT_IDS)
+      problems.push('GOOGLE_CLIENT_IDS: required for google');
+    if (providers.includes('firebase') && !config.FIREBASE_PROJECT_ID)
+      problems.push('FIREBASE_PROJECT_ID: required for firebase');
     if (providers.includes('apple') && !config.APPLE_CLIENT_IDS) problems.push('APPLE_CLIENT_IDS: required for apple');
     if (providers.includes('custom') && !(config.OIDC_ISSUER && config.OIDC_AUDIENCE && config.OIDC_JWKS_URL))
       problems.push('OIDC_ISSUER, OIDC_AUDIENCE, OIDC_JWKS_URL: all required for custom');

@@ -21,4 +21,7 @@ export const isUuid = (v: unknown): v is string => typeof v === 'string' && UUID
 
 /** A timestamp as the API writes it (`2026-11-22T10:15:00.000Z`), of a real instant: `2026-02-30` is not one. */
 export const isTimestamp = (v: unknown): v is string =>
-  typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(v) && !Number.isNaN(Date.parse(v)) && new Date(v).toISOString() === v;
+  typeof v === 'string' &&
+  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(v) &&
+  !Number.isNaN(Date.parse(v)) &&
+  new Date(v).toISOString() === v;

@@ -7,7 +7,13 @@ export class HttpError extends Error {
   readonly details?: { path: string; message: string }[];
   /** Seconds, sent as Retry-After (429, 503). */
   readonly retryAfter?: number;
-  constructor(statusCode: number, code: string, message: string, details?: { path: string; message: string }[], retryAfter?: number) {
+  constructor(
+    statusCode: number,
+    code: string,
+    message: string,
+    details?: { path: string; message: string }[],
+    retryAfter?: number,
+  ) {
     super(message);
     this.statusCode = statusCode;
     this.code = code;

@@ -12,7 +12,10 @@ const LOCK_NOT_AVAILABLE = '55P03';
 /** A stable fingerprint of what a request asks for: the same body gives the same hash. */
 export function fingerprint(...parts: (string | Buffer | unknown)[]): string {
   const hash = createHash('sha256');
-  for (const part of parts) hash.update(Buffer.isBuffer(part) ? part : typeof part === 'string' ? part : JSON.stringify(part ?? null)).update('\0');
+  for (const part of parts)
+    hash
+      .update(Buffer.isBuffer(part) ? part : typeof part === 'string' ? part : JSON.stringify(part ?? null))
+      .update('\0');
   return hash.digest('hex');
 }
 
@@ -35,7 +38,8 @@ export async function idempotent(
     const { status, body } = await app.transaction(run);
     return reply.status(status).send(body);
   }
-  if (typeof key !== 'string' || !KEY.test(key)) throw validationFailed('/headers/idempotency-key', 'must be 1-255 visible ASCII characters');
+  if (typeof key !== 'string' || !KEY.test(key))
+    throw validationFailed('/headers/idempotency-key', 'must be 1-255 visible ASCII characters');
   const userId = request.user.id;
   const route = request.routeOptions.url ?? request.url;
   const hash = requestHash();
@@ -45,7 +49,8 @@ export async function idempotent(
       await keys.lock(userId, route, key, WAIT_MS);
       const stored = await keys.find(userId, route, key);
       if (stored) {
-        if (stored.request_hash !== hash) throw conflict('This Idempotency-Key was used with another request', 'idempotency_key_reused');
+        if (stored.request_hash !== hash)
+          throw conflict('This Idempotency-Key was used with another request', 'idempotency_key_reused');
         return { replayed: true, status: stored.status_code, body: stored.response };
       }
       const { status, body } = await run(tx);
@@ -53,7 +58,8 @@ export async function idempotent(
       return { replayed: false, status, body };
     })
     .catch((err: { code?: string }) => {
-      if (err.code === LOCK_NOT_AVAILABLE) throw conflict('A request with this Idempotency-Key is still in progress', 'idempotency_request_in_progress');
+      if (err.code === LOCK_NOT_AVAILABLE)
+        throw conflict('A request with this Idempotency-Key is still in progress', 'idempotency_request_in_progress');
       throw err;
     });
   if (outcome.replayed) reply.header('idempotent-replayed', 'true');

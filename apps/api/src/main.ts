@@ -1,7 +1,7 @@
 import { buildApp } from './app.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
 
-let config;
+let config: Config;
 try {
   config = loadConfig();
 } catch (err) {

@@ -14,7 +14,13 @@ if (!['migrate', 'seed', 'setup'].includes(command)) {
 const target = await openDatabaseTarget();
 try {
   await prepareDatabase(target.url, { migrate: command !== 'seed', seed: command !== 'migrate' });
-  console.log(command === 'migrate' ? 'database migrated' : command === 'seed' ? 'seed data loaded' : 'database migrated and seeded');
+  console.log(
+    command === 'migrate'
+      ? 'database migrated'
+      : command === 'seed'
+        ? 'seed data loaded'
+        : 'database migrated and seeded',
+  );
 } finally {
   await target.stop();
 }

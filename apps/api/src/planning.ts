@@ -25,15 +25,29 @@ export async function planningContext(
     macroTargets: energy?.macro_targets ?? null,
     cuisines: profile?.preferences.cuisines ?? [],
     excludedTags: profile?.preferences.excluded_tags ?? [],
-    pantry: pantry.map((p) => ({ product_id: p.product_id, name: p.name, quantity: p.quantity, unit: p.unit_code, days_left: p.days_left })),
+    pantry: pantry.map((p) => ({
+      product_id: p.product_id,
+      name: p.name,
+      quantity: p.quantity,
+      unit: p.unit_code,
+      days_left: p.days_left,
+    })),
     seed: `${userId}:${seed}`,
     pantryIds: new Map(pantry.filter((p) => p.product_id).map((p) => [p.name.toLowerCase(), p.product_id!])),
   };
 }
 
 /** Looks the photos up (English queries, concurrently, within the budget) before any transaction is open. */
-export async function photosFor(app: FastifyInstance, recipes: GeneratedRecipe[], budgetMs: number): Promise<(string | null)[]> {
-  const photos = await findPhotos(app.photos, recipes.map((r) => r.english_title), budgetMs);
+export async function photosFor(
+  app: FastifyInstance,
+  recipes: GeneratedRecipe[],
+  budgetMs: number,
+): Promise<(string | null)[]> {
+  const photos = await findPhotos(
+    app.photos,
+    recipes.map((r) => r.english_title),
+    budgetMs,
+  );
   return photos.map((p) => p?.url ?? null);
 }
 
@@ -61,8 +75,18 @@ export async function saveRecipes(
           servings: r.servings,
           prepMinutes: r.prep_minutes,
           cookMinutes: r.cook_minutes,
-          macros: { calories: r.calories_per_serving, protein: r.protein_per_serving, fat: r.fat_per_serving, carbs: r.carbs_per_serving },
-          ingredients: r.ingredients.map((ing) => ({ name: ing.name, quantity: ing.quantity, unit: ing.unit, productId: ing.product_id })),
+          macros: {
+            calories: r.calories_per_serving,
+            protein: r.protein_per_serving,
+            fat: r.fat_per_serving,
+            carbs: r.carbs_per_serving,
+          },
+          ingredients: r.ingredients.map((ing) => ({
+            name: ing.name,
+            quantity: ing.quantity,
+            unit: ing.unit,
+            productId: ing.product_id,
+          })),
           steps: r.steps,
         },
       }),

@@ -23,11 +23,23 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 
 /** Years the service takes in any date or timestamp it is sent: 1900 to 2100. */
 const YEAR = '(?:19\\d{2}|20\\d{2}|2100)';
-export const DateString = Type.String({ format: 'date', pattern: `^${YEAR}-\\d{2}-\\d{2}$`, description: 'YYYY-MM-DD, 1900-01-01 to 2100-12-31' });
+export const DateString = Type.String({
+  format: 'date',
+  pattern: `^${YEAR}-\\d{2}-\\d{2}$`,
+  description: 'YYYY-MM-DD, 1900-01-01 to 2100-12-31',
+});
 /** Rows carry Date objects; the serializer writes them as RFC 3339 strings in UTC. */
-export const Timestamp = Type.Unsafe<Date | string>({ type: 'string', format: 'date-time', description: 'RFC 3339, UTC' });
+export const Timestamp = Type.Unsafe<Date | string>({
+  type: 'string',
+  format: 'date-time',
+  description: 'RFC 3339, UTC',
+});
 /** A timestamp sent by a client. */
-export const TimestampInput = Type.String({ format: 'date-time', pattern: `^${YEAR}-`, description: 'RFC 3339, years 1900 to 2100' });
+export const TimestampInput = Type.String({
+  format: 'date-time',
+  pattern: `^${YEAR}-`,
+  description: 'RFC 3339, years 1900 to 2100',
+});
 export const Uuid = Type.String({ format: 'uuid' });
 export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
 

@@ -62,8 +62,8 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply) {
   const revoked = () => close(': session revoked\n\n');
   open.add(shutdown);
   if (sessionId) {
-    let streams = bySession.get(sessionId);
-    if (!streams) bySession.set(sessionId, (streams = new Set()));
+    const streams = bySession.get(sessionId) ?? new Set();
+    bySession.set(sessionId, streams);
     streams.add(revoked);
   }
   // A stream whose request was still in hand when shutdown closed the others is told too, once the caller has sent

@@ -22,15 +22,31 @@ t.test('noop login creates a user once and returns the token pair of the contrac
   const other = await login(app, 'bob');
   t.not(other.user.id, pair.user.id);
 
-  assertError(t, await app.inject({ method: 'POST', url: '/auth/login', payload: { id_token: 'x'.repeat(129) } }), 401, 'invalid_id_token');
-  assertError(t, await app.inject({ method: 'POST', url: '/auth/login', payload: { id_token: '' } }), 400, 'validation_failed');
-  assertError(t, await app.inject({ method: 'POST', url: '/auth/login', payload: { id_token: 'a', extra: 1 } }), 400, 'validation_failed');
+  assertError(
+    t,
+    await app.inject({ method: 'POST', url: '/auth/login', payload: { id_token: 'x'.repeat(129) } }),
+    401,
+    'invalid_id_token',
+  );
+  assertError(
+    t,
+    await app.inject({ method: 'POST', url: '/auth/login', payload: { id_token: '' } }),
+    400,
+    'validation_failed',
+  );
+  assertError(
+    t,
+    await app.inject({ method: 'POST', url: '/auth/login', payload: { id_token: 'a', extra: 1 } }),
+    400,
+    'validation_failed',
+  );
 });
 
 t.test('refresh rotates; replaying a rotated token after the grace period revokes the whole session', async (t) => {
   const { app, sql } = await buildTestApp(t);
   const session = await login(app, 'carol');
-  const refresh = (token: string) => app.inject({ method: 'POST', url: '/auth/refresh', payload: { refresh_token: token } });
+  const refresh = (token: string) =>
+    app.inject({ method: 'POST', url: '/auth/refresh', payload: { refresh_token: token } });
 
   const rotated = await refresh(session.refresh_token);
   t.equal(rotated.statusCode, 200);
@@ -55,7 +71,10 @@ t.test('refresh rotates; replaying a rotated token after the grace period revoke
 t.test('logout revokes refresh and access tokens', async (t) => {
   const { app } = await buildTestApp(t);
   const session = await login(app, 'erin');
-  const res = await as(app, session)({ method: 'POST', url: '/auth/logout', payload: { refresh_token: session.refresh_token } });
+  const res = await as(
+    app,
+    session,
+  )({ method: 'POST', url: '/auth/logout', payload: { refresh_token: session.refresh_token } });
   t.equal(res.statusCode, 204);
   t.equal(res.body, '');
   assertError(t, await as(app, session)({ method: 'GET', url: '/profile' }), 401, 'session_revoked');
@@ -65,7 +84,8 @@ t.test('logout revokes refresh and access tokens', async (t) => {
     401,
   );
   t.equal(
-    (await app.inject({ method: 'POST', url: '/auth/logout', payload: { refresh_token: session.refresh_token } })).statusCode,
+    (await app.inject({ method: 'POST', url: '/auth/logout', payload: { refresh_token: session.refresh_token } }))
+      .statusCode,
     204,
     'signing out again is still 204',
   );
@@ -81,7 +101,10 @@ t.test('logout reaches another API process within a second', async (t) => {
 
   const session = await login(first.app, 'frank');
   t.equal((await as(second, session)({ method: 'GET', url: '/profile' })).statusCode, 200);
-  await as(first.app, session)({ method: 'POST', url: '/auth/logout', payload: { refresh_token: session.refresh_token } });
+  await as(
+    first.app,
+    session,
+  )({ method: 'POST', url: '/auth/logout', payload: { refresh_token: session.refresh_token } });
   const started = Date.now();
   let status = 200;
   while (Date.now() - started < 1000 && status === 200) {
@@ -110,7 +133,10 @@ t.test('access tokens: missing, malformed, expired, forged, alg none', async (t)
   });
   assertError(t, await get(`Bearer ${expired}`), 401, 'token_expired');
 
-  const forged = createSigner({ key: 'another-secret-another-secret-another-secret', algorithm: 'HS256' })({ sub: payload.sub, sid: payload.sid });
+  const forged = createSigner({ key: 'another-secret-another-secret-another-secret', algorithm: 'HS256' })({
+    sub: payload.sub,
+    sid: payload.sid,
+  });
   assertError(t, await get(`Bearer ${forged}`), 401, 'invalid_token');
 
   const none = createSigner({ algorithm: 'none' })({ sub: payload.sub, sid: payload.sid });

@@ -6,12 +6,17 @@ t.test('catalog', async (t) => {
   const { app, sql } = await buildTestApp(t);
   const get = as(app, await login(app, 'catalog-user'));
   const search = async (q: string, lang = 'en', path = '/dishes/search') => {
-    const res = await get({ method: 'GET', url: `${path}?q=${encodeURIComponent(q)}`, headers: { 'accept-language': lang } });
+    const res = await get({
+      method: 'GET',
+      url: `${path}?q=${encodeURIComponent(q)}`,
+      headers: { 'accept-language': lang },
+    });
     t.equal(res.statusCode, 200, `${path} ${q}`);
     return res.json().items as { id: string; name: string; score: number }[];
   };
   const [borscht] = await sql`SELECT d.id FROM dishes d WHERE d.code = 'borscht'`;
-  const [omelette] = await sql`SELECT d.id FROM dishes d JOIN dish_translations t ON t.dish_id = d.id AND t.language_code = 'en' WHERE t.name = 'Masala Omelette'`;
+  const [omelette] =
+    await sql`SELECT d.id FROM dishes d JOIN dish_translations t ON t.dish_id = d.id AND t.language_code = 'en' WHERE t.name = 'Masala Omelette'`;
 
   t.test('seed size', async (t) => {
     const [counts] = await sql<{ dishes: number; products: number; barcodes: number; recipes: number }[]>`
@@ -34,14 +39,20 @@ t.test('catalog', async (t) => {
     const crossLanguage = await search('борщ', 'de');
     t.equal(crossLanguage[0]?.id, borscht!.id, 'a Russian name found from a German client');
     t.equal(crossLanguage[0]?.name, 'Borschtsch', 'and shown in German');
-    t.ok((await search('omlete')).some((d) => d.id === omelette!.id), 'typo omlete finds omelette');
+    t.ok(
+      (await search('omlete')).some((d) => d.id === omelette!.id),
+      'typo omlete finds omelette',
+    );
     t.ok((await search('pelmeni')).length > 0);
   });
 
   t.test('an exact name ranks above partial ones', async (t) => {
     const items = await search('borscht');
     t.ok(items.length >= 1);
-    t.ok(items.every((d, i) => i === 0 || d.score <= items[i - 1]!.score), 'best first');
+    t.ok(
+      items.every((d, i) => i === 0 || d.score <= items[i - 1]!.score),
+      'best first',
+    );
   });
 
   t.test('hostile and invalid queries', async (t) => {
@@ -54,14 +65,20 @@ t.test('catalog', async (t) => {
     t.ok(row!.n >= 150, 'tables intact');
     assertError(t, await get({ method: 'GET', url: '/dishes/search?q=' }), 400, 'validation_failed');
     assertError(t, await get({ method: 'GET', url: '/dishes/search?q=%20%20' }), 400, 'validation_failed');
-    assertError(t, await get({ method: 'GET', url: `/products/search?q=${'a'.repeat(101)}` }), 400, 'validation_failed');
+    assertError(
+      t,
+      await get({ method: 'GET', url: `/products/search?q=${'a'.repeat(101)}` }),
+      400,
+      'validation_failed',
+    );
     assertError(t, await get({ method: 'GET', url: '/products/search' }), 400, 'validation_failed');
     assertError(t, await get({ method: 'GET', url: '/products/search?q=milk&cursor=garbage' }), 400, 'invalid_cursor');
     assertError(t, await get({ method: 'GET', url: '/products/search?q=milk&limit=0' }), 400, 'validation_failed');
   });
 
   t.test('product search: words, prefixes, typos, 1-2 letters, four languages', async (t) => {
-    const names = async (q: string, lang = 'en') => (await search(q, lang, '/products/search')).map((p) => p.name.toLowerCase());
+    const names = async (q: string, lang = 'en') =>
+      (await search(q, lang, '/products/search')).map((p) => p.name.toLowerCase());
     t.match((await names('buckwheat'))[0], /buckwheat/);
     t.match((await names('buckw'))[0], /buckwheat/, 'prefix');
     t.match((await names('bukwheat'))[0] ?? '', /buckwheat/, 'typo');
@@ -82,8 +99,12 @@ t.test('catalog', async (t) => {
     t.match((await sql`SELECT to_tsvector('simple', 'x.com/a''b')::text AS v`)[0]!.v, /''/);
     await sql`INSERT INTO search_words (word) VALUES (${odd})`;
     t.teardown(() => sql`DELETE FROM search_words WHERE word = ${odd}`);
-    const closest = await sql`SELECT word FROM search_words WHERE word % 'bukwheat' ORDER BY word <-> 'bukwheat' LIMIT 3`;
-    t.ok(closest.some((r) => r.word === odd), 'the odd word is one of the corrections of the typo');
+    const closest =
+      await sql`SELECT word FROM search_words WHERE word % 'bukwheat' ORDER BY word <-> 'bukwheat' LIMIT 3`;
+    t.ok(
+      closest.some((r) => r.word === odd),
+      'the odd word is one of the corrections of the typo',
+    );
     t.match((await search('bukwheat', 'en', '/products/search'))[0]?.name.toLowerCase() ?? '', /buckwheat/);
   });
 
@@ -92,7 +113,10 @@ t.test('catalog', async (t) => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const res = await get({ method: 'GET', url: `/products/search?q=juice&limit=3${cursor ? `&cursor=${cursor}` : ''}` });
+      const res = await get({
+        method: 'GET',
+        url: `/products/search?q=juice&limit=3${cursor ? `&cursor=${cursor}` : ''}`,
+      });
       const body = res.json();
       for (const item of body.items) {
         t.notOk(seen.has(item.id), 'no product twice');
@@ -129,23 +153,35 @@ t.test('catalog', async (t) => {
   });
 
   t.test('recipes are localised: dish name, unit names, steps with English fallback', async (t) => {
-    const dish = (await get({ method: 'GET', url: `/dishes/${borscht!.id}`, headers: { 'accept-language': 'ru' } })).json();
+    const dish = (
+      await get({ method: 'GET', url: `/dishes/${borscht!.id}`, headers: { 'accept-language': 'ru' } })
+    ).json();
     t.equal(dish.name, 'Борщ');
     t.ok(dish.recipes.length >= 1);
-    const ru = (await get({ method: 'GET', url: `/recipes/${dish.default_recipe_id}`, headers: { 'accept-language': 'ru' } })).json();
+    const ru = (
+      await get({ method: 'GET', url: `/recipes/${dish.default_recipe_id}`, headers: { 'accept-language': 'ru' } })
+    ).json();
     t.equal(ru.name, 'Борщ');
     t.equal(ru.source, 'catalog');
     t.ok(ru.ingredients.length > 3);
-    t.ok(ru.ingredients.every((i: { unit: string; name: string }) => /[а-яё]/i.test(i.unit) && /[а-яё]/i.test(i.name)), 'units and products in Russian');
+    t.ok(
+      ru.ingredients.every((i: { unit: string; name: string }) => /[а-яё]/i.test(i.unit) && /[а-яё]/i.test(i.name)),
+      'units and products in Russian',
+    );
     t.match(ru.steps[0], { position: 1, text: /[а-яё]/i });
-    const fr = (await get({ method: 'GET', url: `/recipes/${dish.default_recipe_id}`, headers: { 'accept-language': 'fr' } })).json();
+    const fr = (
+      await get({ method: 'GET', url: `/recipes/${dish.default_recipe_id}`, headers: { 'accept-language': 'fr' } })
+    ).json();
     t.equal(fr.name, 'Bortsch');
-    const en = (await get({ method: 'GET', url: `/recipes/${dish.default_recipe_id}`, headers: { 'accept-language': 'en' } })).json();
+    const en = (
+      await get({ method: 'GET', url: `/recipes/${dish.default_recipe_id}`, headers: { 'accept-language': 'en' } })
+    ).json();
     t.equal(fr.steps[0].text, en.steps[0].text, 'steps fall back to English');
   });
 
   t.test('stored per-serving nutrition is computed from the ingredients', async (t) => {
-    const recipes = await sql`SELECT id, servings::float8 AS servings, calories_per_serving::float8 AS kcal, protein_per_serving::float8 AS protein FROM recipes WHERE source = 'catalog' ORDER BY random() LIMIT 5`;
+    const recipes =
+      await sql`SELECT id, servings::float8 AS servings, calories_per_serving::float8 AS kcal, protein_per_serving::float8 AS protein FROM recipes WHERE source = 'catalog' ORDER BY random() LIMIT 5`;
     for (const r of recipes) {
       const ings = await sql`
         SELECT i.quantity::float8 AS quantity, u.code, u.kind, u.factor::float8 AS factor,
@@ -156,7 +192,11 @@ t.test('catalog', async (t) => {
         WHERE i.recipe_id = ${r.id}`;
       const expected = recipePerServing(
         ings.map((i) => ({
-          grams: gramsOf(i.quantity, { code: i.code, kind: i.kind, factor: i.factor }, { densityGPerMl: i.density, pieceG: i.piece_g, unitGrams: i.unit_grams }),
+          grams: gramsOf(
+            i.quantity,
+            { code: i.code, kind: i.kind, factor: i.factor },
+            { densityGPerMl: i.density, pieceG: i.piece_g, unitGrams: i.unit_grams },
+          ),
           per100g: { calories: i.calories, protein: i.protein, fat: i.fat, carbs: i.carbs },
         })),
         r.servings,
@@ -189,19 +229,30 @@ t.test('catalog', async (t) => {
 
   t.test('search queries use their indexes', async (t) => {
     const rollback = new Error('rollback');
-    await sql.begin(async (tx) => {
-      await tx`SET LOCAL enable_seqscan = off`;
-      const plan = async (query: string) => (await tx.unsafe(`EXPLAIN ${query}`)).map((r) => r['QUERY PLAN']).join('\n');
-      t.match(await plan(`SELECT product_id FROM product_aliases WHERE search_name LIKE 'buckw%'`), /product_aliases_prefix_idx/);
-      t.match(await plan(`SELECT product_id FROM product_aliases WHERE to_tsvector('simple', name) @@ to_tsquery('simple', 'buckw:*')`), /product_aliases_fts_idx/);
-      t.match(await plan(`SELECT id FROM products WHERE barcode = '4006381333931'`), /products_barcode/);
-      // On a small table a full scan of a btree index looks as cheap; without them the trigram index must serve.
-      await tx`DROP INDEX search_words_prefix_idx`;
-      await tx`ALTER TABLE search_words DROP CONSTRAINT search_words_pkey`;
-      t.match(await plan(`SELECT word FROM search_words WHERE word % 'bukwheat'`), /search_words_trgm_idx/);
-      throw rollback;
-    }).catch((err) => {
-      if (err !== rollback) throw err;
-    });
+    await sql
+      .begin(async (tx) => {
+        await tx`SET LOCAL enable_seqscan = off`;
+        const plan = async (query: string) =>
+          (await tx.unsafe(`EXPLAIN ${query}`)).map((r) => r['QUERY PLAN']).join('\n');
+        t.match(
+          await plan(`SELECT product_id FROM product_aliases WHERE search_name LIKE 'buckw%'`),
+          /product_aliases_prefix_idx/,
+        );
+        t.match(
+          await plan(
+            `SELECT product_id FROM product_aliases WHERE to_tsvector('simple', name) @@ to_tsquery('simple', 'buckw:*')`,
+          ),
+          /product_aliases_fts_idx/,
+        );
+        t.match(await plan(`SELECT id FROM products WHERE barcode = '4006381333931'`), /products_barcode/);
+        // On a small table a full scan of a btree index looks as cheap; without them the trigram index must serve.
+        await tx`DROP INDEX search_words_prefix_idx`;
+        await tx`ALTER TABLE search_words DROP CONSTRAINT search_words_pkey`;
+        t.match(await plan(`SELECT word FROM search_words WHERE word % 'bukwheat'`), /search_words_trgm_idx/);
+        throw rollback;
+      })
+      .catch((err) => {
+        if (err !== rollback) throw err;
+      });
   });
 });

@@ -17,10 +17,15 @@ async function users(app: Parameters<typeof login>[0], prefix: string, n: number
 t.test('50 concurrent week-menu generations with a pool of 10: every one completes', async (t) => {
   const { app, sql } = await buildTestApp(t, CROWD);
   const crowd = await users(app, 'menu', 50);
-  const replies = await Promise.all(crowd.map((s) => as(app, s)({ method: 'POST', url: '/ai/generate-menu', payload: {} })));
+  const replies = await Promise.all(
+    crowd.map((s) => as(app, s)({ method: 'POST', url: '/ai/generate-menu', payload: {} })),
+  );
   t.same([...new Set(replies.map((r) => r.statusCode))], [200], 'all 200');
-  t.ok(replies.every((r) => r.json().days.flatMap((d: { items: unknown[] }) => d.items).length === 21), 'each a full week');
-  const [{ n }] = await sql`SELECT count(*)::int AS n FROM menu_items` as unknown as [{ n: number }];
+  t.ok(
+    replies.every((r) => r.json().days.flatMap((d: { items: unknown[] }) => d.items).length === 21),
+    'each a full week',
+  );
+  const [{ n }] = (await sql`SELECT count(*)::int AS n FROM menu_items`) as unknown as [{ n: number }];
   t.equal(n, 50 * 21, 'nothing lost, nothing doubled');
   t.equal((await app.inject({ method: 'GET', url: '/health' })).statusCode, 200, 'the API still answers');
 });
@@ -29,66 +34,101 @@ t.test('50 concurrent recognition submissions and 50 diary entries by new names:
   const { app, sql } = await buildTestApp(t, CROWD);
   const crowd = await users(app, 'burst', 50);
   const [jobs, entries] = await Promise.all([
-    Promise.all(crowd.map((s, i) => as(app, s)({ method: 'POST', url: '/ai/recognize-dish', payload: { image: imageJson(fakeJpeg(i)) } }))),
-    Promise.all(crowd.map((s, i) => as(app, s)({ method: 'POST', url: '/diary', payload: { date: '2026-11-20', meal_type: 'lunch', name: `Home stew number ${i}` } }))),
+    Promise.all(
+      crowd.map((s, i) =>
+        as(app, s)({ method: 'POST', url: '/ai/recognize-dish', payload: { image: imageJson(fakeJpeg(i)) } }),
+      ),
+    ),
+    Promise.all(
+      crowd.map((s, i) =>
+        as(
+          app,
+          s,
+        )({
+          method: 'POST',
+          url: '/diary',
+          payload: { date: '2026-11-20', meal_type: 'lunch', name: `Home stew number ${i}` },
+        }),
+      ),
+    ),
   ]);
   t.same([...new Set(jobs.map((r) => r.statusCode))], [202]);
   t.same([...new Set(entries.map((r) => r.statusCode))], [201]);
-  const [row] = await sql`SELECT (SELECT count(*)::int FROM dish_recognition_jobs) AS jobs, (SELECT count(*)::int FROM meal_diary) AS entries`;
+  const [row] =
+    await sql`SELECT (SELECT count(*)::int FROM dish_recognition_jobs) AS jobs, (SELECT count(*)::int FROM meal_diary) AS entries`;
   t.same(row, { jobs: 50, entries: 50 });
 });
 
-t.test('a saturated pool answers 503 busy with Retry-After after a bounded wait, then recovers by itself', async (t) => {
-  // A pool of 4 keeps 2 connections for single statements and runs 2 transactions at once.
-  const { app, url } = await buildTestApp(t, { ...CROWD, DATABASE_POOL_SIZE: '4', DATABASE_BUSY_WAIT_MS: '300' });
-  const stuck = await login(app, 'stuck');
-  const other = await login(app, 'other');
-  const [milk] = await (await import('postgres')).default(url, { max: 1 })`SELECT id FROM products WHERE code = 'milk'`;
-  const postgres = (await import('postgres')).default;
-  const blocker = postgres(url, { max: 1, onnotice: () => {} });
-  t.teardown(() => blocker.end());
-  // A transaction elsewhere holds the user's row: every insert of the user's rows waits for it.
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let locked!: () => void;
-  const isLocked = new Promise<void>((resolve) => (locked = resolve));
-  const holding = blocker.begin(async (tx) => {
-    await tx`SELECT 1 FROM users WHERE id = ${stuck.user.id} FOR UPDATE`;
-    locked();
-    await released;
-  });
-  await isLocked;
-  const add = (n: number) => as(app, stuck)({ method: 'POST', url: '/user-products', payload: { product_id: milk!.id, quantity: n, unit_code: 'l' } });
-  const waiting = [add(1), add(2)];
-  await new Promise((r) => setTimeout(r, 100));
-  const started = Date.now();
-  const refused = await Promise.all([add(3), add(4), add(5)]);
-  const waited = Date.now() - started;
-  for (const res of refused) {
-    assertError(t, res, 503, 'busy');
-    t.equal(res.headers['retry-after'], '1');
-  }
-  t.ok(waited >= 250 && waited < 3000, `refused after a bounded wait (${waited} ms)`);
-  const read = await as(app, other)({ method: 'GET', url: '/profile' });
-  t.equal(read.statusCode, 200, 'single statements still have their connections');
+t.test(
+  'a saturated pool answers 503 busy with Retry-After after a bounded wait, then recovers by itself',
+  async (t) => {
+    // A pool of 4 keeps 2 connections for single statements and runs 2 transactions at once.
+    const { app, url } = await buildTestApp(t, { ...CROWD, DATABASE_POOL_SIZE: '4', DATABASE_BUSY_WAIT_MS: '300' });
+    const stuck = await login(app, 'stuck');
+    const other = await login(app, 'other');
+    const [milk] = await (await import('postgres')).default(url, {
+      max: 1,
+    })`SELECT id FROM products WHERE code = 'milk'`;
+    const postgres = (await import('postgres')).default;
+    const blocker = postgres(url, { max: 1, onnotice: () => {} });
+    t.teardown(() => blocker.end());
+    // A transaction elsewhere holds the user's row: every insert of the user's rows waits for it.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    const holding = blocker.begin(async (tx) => {
+      await tx`SELECT 1 FROM users WHERE id = ${stuck.user.id} FOR UPDATE`;
+      locked();
+      await released;
+    });
+    await isLocked;
+    const add = (n: number) =>
+      as(
+        app,
+        stuck,
+      )({ method: 'POST', url: '/user-products', payload: { product_id: milk!.id, quantity: n, unit_code: 'l' } });
+    const waiting = [add(1), add(2)];
+    await new Promise((r) => setTimeout(r, 100));
+    const started = Date.now();
+    const refused = await Promise.all([add(3), add(4), add(5)]);
+    const waited = Date.now() - started;
+    for (const res of refused) {
+      assertError(t, res, 503, 'busy');
+      t.equal(res.headers['retry-after'], '1');
+    }
+    t.ok(waited >= 250 && waited < 3000, `refused after a bounded wait (${waited} ms)`);
+    const read = await as(app, other)({ method: 'GET', url: '/profile' });
+    t.equal(read.statusCode, 200, 'single statements still have their connections');
 
-  release();
-  await holding;
-  t.same((await Promise.all(waiting)).map((r) => r.statusCode), [201, 201], 'the waiting transactions finish');
-  t.equal((await add(6)).statusCode, 201, 'and new ones run again: recovered without a restart');
-  t.equal((await app.inject({ method: 'GET', url: '/health/live' })).statusCode, 200);
-});
+    release();
+    await holding;
+    t.same(
+      (await Promise.all(waiting)).map((r) => r.statusCode),
+      [201, 201],
+      'the waiting transactions finish',
+    );
+    t.equal((await add(6)).statusCode, 201, 'and new ones run again: recovered without a restart');
+    t.equal((await app.inject({ method: 'GET', url: '/health/live' })).statusCode, 200);
+  },
+);
 
 t.test('refresh grace: parallel and retried refreshes all get working pairs; later reuse is still theft', async (t) => {
   const { app, sql } = await buildTestApp(t);
   const session = await login(app, 'phone');
-  const refresh = (token: string) => app.inject({ method: 'POST', url: '/auth/refresh', payload: { refresh_token: token } });
+  const refresh = (token: string) =>
+    app.inject({ method: 'POST', url: '/auth/refresh', payload: { refresh_token: token } });
 
   const parallel = await Promise.all([1, 2, 3].map(() => refresh(session.refresh_token)));
-  t.same(parallel.map((r) => r.statusCode), [200, 200, 200], 'three parallel refreshes all succeed');
+  t.same(
+    parallel.map((r) => r.statusCode),
+    [200, 200, 200],
+    'three parallel refreshes all succeed',
+  );
   const pairs = parallel.map((r) => r.json() as Session);
   t.equal(new Set(pairs.map((p) => p.refresh_token)).size, 1, 'they hold the same new refresh token');
-  for (const pair of pairs) t.equal((await as(app, pair)({ method: 'GET', url: '/profile' })).statusCode, 200, 'every access token works');
+  for (const pair of pairs)
+    t.equal((await as(app, pair)({ method: 'GET', url: '/profile' })).statusCode, 200, 'every access token works');
 
   const retried = await refresh(session.refresh_token);
   t.equal(retried.statusCode, 200, 'a retry after a lost response works too');
@@ -111,8 +151,16 @@ t.test('logout with the refresh token alone; unknown tokens are 204 too', async 
   const logout = (body: Record<string, unknown>) => app.inject({ method: 'POST', url: '/auth/logout', payload: body });
   t.equal((await logout({ refresh_token: session.refresh_token })).statusCode, 204);
   assertError(t, await as(app, session)({ method: 'GET', url: '/profile' }), 401, 'session_revoked');
-  assertError(t, await app.inject({ method: 'POST', url: '/auth/refresh', payload: { refresh_token: session.refresh_token } }), 401);
-  t.equal((await logout({ refresh_token: `${session.user.id}.${'A'.repeat(43)}` })).statusCode, 204, 'an unknown token');
+  assertError(
+    t,
+    await app.inject({ method: 'POST', url: '/auth/refresh', payload: { refresh_token: session.refresh_token } }),
+    401,
+  );
+  t.equal(
+    (await logout({ refresh_token: `${session.user.id}.${'A'.repeat(43)}` })).statusCode,
+    204,
+    'an unknown token',
+  );
   t.equal((await logout({ refresh_token: 'garbage' })).statusCode, 204, 'a malformed token');
   assertError(t, await logout({}), 400, 'validation_failed');
 });
@@ -123,12 +171,22 @@ t.test("an access token whose sub is not its session's user, or not a UUID, is 4
   const bob = await login(app, 'bob-sid');
   const claims = JSON.parse(Buffer.from(alice.access_token.split('.')[1]!, 'base64url').toString());
   const sign = createSigner({ key: DEV_JWT_SECRET, algorithm: 'HS256' });
-  const get = (token: string) => app.inject({ method: 'GET', url: '/profile', headers: { authorization: `Bearer ${token}` } });
+  const get = (token: string) =>
+    app.inject({ method: 'GET', url: '/profile', headers: { authorization: `Bearer ${token}` } });
   assertError(t, await get(sign({ sub: bob.user.id, sid: claims.sid })), 401, 'invalid_token');
   assertError(t, await get(sign({ sub: 'not-a-uuid', sid: claims.sid })), 401, 'invalid_token');
-  assertError(t, await get(sign({ sub: alice.user.id, sid: '00000000-0000-7000-8000-000000000000' })), 401, 'invalid_token');
+  assertError(
+    t,
+    await get(sign({ sub: alice.user.id, sid: '00000000-0000-7000-8000-000000000000' })),
+    401,
+    'invalid_token',
+  );
   t.equal((await get(alice.access_token)).statusCode, 200);
-  t.equal((await get(sign({ sub: alice.user.id, sid: claims.sid }))).statusCode, 200, 'a fresh token of the same session');
+  t.equal(
+    (await get(sign({ sub: alice.user.id, sid: claims.sid }))).statusCode,
+    200,
+    'a fresh token of the same session',
+  );
 });
 
 t.test('an open SSE stream of a session ends within a second of its logout', async (t) => {
@@ -136,11 +194,17 @@ t.test('an open SSE stream of a session ends within a second of its logout', asy
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const session = await login(app, 'streamer');
-  const job = (await as(app, session)({ method: 'POST', url: '/ai/recognize-dish', payload: { image: imageJson(fakeJpeg(7)) } })).json();
+  const job = (
+    await as(app, session)({ method: 'POST', url: '/ai/recognize-dish', payload: { image: imageJson(fakeJpeg(7)) } })
+  ).json();
   const stream = readStream(`${base}/ai/jobs/${job.job_id}/stream`, session.access_token, 10_000);
   await new Promise((r) => setTimeout(r, 300));
   const loggedOut = Date.now();
-  t.equal((await app.inject({ method: 'POST', url: '/auth/logout', payload: { refresh_token: session.refresh_token } })).statusCode, 204);
+  t.equal(
+    (await app.inject({ method: 'POST', url: '/auth/logout', payload: { refresh_token: session.refresh_token } }))
+      .statusCode,
+    204,
+  );
   const ended = await stream;
   t.ok(Date.now() - loggedOut < 1000, `ended ${Date.now() - loggedOut} ms after logout`);
   t.equal(ended.events[0]?.data.status, 'queued', 'the stream was live before');
@@ -152,24 +216,58 @@ t.test('apply: three parallel calls add the items once and all answer with them;
   const session = await login(app, 'shopper');
   const a = as(app, session);
   const [milk] = await sql`SELECT id FROM products WHERE code = 'milk'`;
-  const result = { items: [
-    { name: 'Milk', product_id: milk!.id, quantity: 2, unit_code: 'l', storage_days: 7, confidence: 0.9, price: null },
-    { name: 'Odd thing', product_id: null, quantity: 1, unit_code: 'piece', storage_days: 5, confidence: 0.5, price: null },
-  ], model: 'offline' };
+  const result = {
+    items: [
+      {
+        name: 'Milk',
+        product_id: milk!.id,
+        quantity: 2,
+        unit_code: 'l',
+        storage_days: 7,
+        confidence: 0.9,
+        price: null,
+      },
+      {
+        name: 'Odd thing',
+        product_id: null,
+        quantity: 1,
+        unit_code: 'piece',
+        storage_days: 5,
+        confidence: 0.5,
+        price: null,
+      },
+    ],
+    model: 'offline',
+  };
   const [job] = await sql`
     INSERT INTO product_recognition_jobs (user_id, status, job_type, result)
     VALUES (${session.user.id}, 'done', 'receipt', ${sql.json(result)}) RETURNING id`;
   const apply = () => a({ method: 'POST', url: `/ai/product-jobs/${job!.id}/apply` });
   const replies = await Promise.all([apply(), apply(), apply()]);
-  t.same(replies.map((r) => r.statusCode), [200, 200, 200]);
-  const ids = replies.map((r) => r.json().items.map((i: { id: string }) => i.id).join());
+  t.same(
+    replies.map((r) => r.statusCode),
+    [200, 200, 200],
+  );
+  const ids = replies.map((r) =>
+    r
+      .json()
+      .items.map((i: { id: string }) => i.id)
+      .join(),
+  );
   t.equal(new Set(ids).size, 1, 'every call answers with the same items');
   t.equal(replies[0]!.json().items.length, 2);
-  const [{ n }] = await sql`SELECT count(*)::int AS n FROM user_products WHERE user_id = ${session.user.id}` as unknown as [{ n: number }];
+  const [{ n }] =
+    (await sql`SELECT count(*)::int AS n FROM user_products WHERE user_id = ${session.user.id}`) as unknown as [
+      { n: number },
+    ];
   t.equal(n, 2, 'added once');
   const later = await a({ method: 'POST', url: `/ai/product-jobs/${job!.id}/apply`, payload: { item_indexes: [0] } });
   t.equal(later.json().items.length, 2, 'a later call with another selection adds nothing and answers the first items');
-  assertError(t, await as(app, await login(app, 'not-the-shopper'))({ method: 'POST', url: `/ai/product-jobs/${job!.id}/apply` }), 404);
+  assertError(
+    t,
+    await as(app, await login(app, 'not-the-shopper'))({ method: 'POST', url: `/ai/product-jobs/${job!.id}/apply` }),
+    404,
+  );
 });
 
 t.test('a dish job links to one diary entry: a second link is 409 job_already_linked, also when racing', async (t) => {
@@ -178,101 +276,138 @@ t.test('a dish job links to one diary entry: a second link is 409 job_already_li
   const a = as(app, session);
   const [borscht] = await sql`SELECT id FROM dishes WHERE code = 'borscht'`;
   const newJob = async () =>
-    (await sql`INSERT INTO dish_recognition_jobs (user_id, status) VALUES (${session.user.id}, 'done') RETURNING id`)[0]!.id as string;
-  const link = (jobId: string) => a({ method: 'POST', url: '/diary', payload: { date: '2026-11-20', meal_type: 'dinner', dish_id: borscht!.id, job_id: jobId } });
+    (
+      await sql`INSERT INTO dish_recognition_jobs (user_id, status) VALUES (${session.user.id}, 'done') RETURNING id`
+    )[0]!.id as string;
+  const link = (jobId: string) =>
+    a({
+      method: 'POST',
+      url: '/diary',
+      payload: { date: '2026-11-20', meal_type: 'dinner', dish_id: borscht!.id, job_id: jobId },
+    });
   const first = await newJob();
   t.equal((await link(first)).statusCode, 201);
   assertError(t, await link(first), 409, 'job_already_linked');
   const racing = await newJob();
   const replies = await Promise.all([1, 2, 3, 4].map(() => link(racing)));
   t.same(replies.map((r) => r.statusCode).sort(), [201, 409, 409, 409]);
-  const [{ n }] = await sql`SELECT count(*)::int AS n FROM meal_diary WHERE job_id = ${racing}` as unknown as [{ n: number }];
+  const [{ n }] = (await sql`SELECT count(*)::int AS n FROM meal_diary WHERE job_id = ${racing}`) as unknown as [
+    { n: number },
+  ];
   t.equal(n, 1);
 });
 
-t.test('Idempotency-Key: when storing the response fails, the effect is undone too, and the retry runs once', async (t) => {
-  const { app, sql } = await buildTestApp(t);
-  const a = as(app, await login(app, 'unlucky'));
-  const [milk] = await sql`SELECT id FROM products WHERE code = 'milk'`;
-  await sql.unsafe(`
+t.test(
+  'Idempotency-Key: when storing the response fails, the effect is undone too, and the retry runs once',
+  async (t) => {
+    const { app, sql } = await buildTestApp(t);
+    const a = as(app, await login(app, 'unlucky'));
+    const [milk] = await sql`SELECT id FROM products WHERE code = 'milk'`;
+    await sql.unsafe(`
     CREATE FUNCTION fail_storing() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk full'; END $$;
     CREATE TRIGGER fail_storing BEFORE INSERT ON idempotency_keys FOR EACH ROW EXECUTE FUNCTION fail_storing();`);
-  const post = () => a({
-    method: 'POST', url: '/diary', headers: { 'idempotency-key': 'lost-response' },
-    payload: { date: '2026-11-20', meal_type: 'lunch', product_id: milk!.id, portion_g: 150 },
-  });
-  assertError(t, await post(), 500, 'internal_error');
-  const count = async () => (await sql`SELECT count(*)::int AS n FROM meal_diary`)[0]!.n as number;
-  t.equal(await count(), 0, 'no entry without its stored response');
-  await sql`DROP TRIGGER fail_storing ON idempotency_keys`;
-  const retried = await Promise.all([post(), post()]);
-  t.same(retried.map((r) => r.statusCode), [201, 201]);
-  t.equal(retried[0]!.json().id, retried[1]!.json().id);
-  t.equal(await count(), 1, 'the retry made one entry');
-});
-
-t.test('model cost: known diary names ask no model; unknown ones do, under the model budget; cached reads are free', async (t) => {
-  const model = await fakeOpenAi([{ content: JSON.stringify({ calories: 420, protein: 20, fat: 15, carbs: 50 }) }]);
-  t.teardown(model.close);
-  const { app } = await buildTestApp(t, { OPENAI_API_KEY: 'test', OPENAI_BASE_URL: model.baseUrl, RATE_LIMIT_MODEL_PER_MINUTE: '2' });
-  const a = as(app, await login(app, 'eater'));
-  const log = (name: string) => a({ method: 'POST', url: '/diary', payload: { date: '2026-11-20', meal_type: 'lunch', name } });
-  for (const name of ['Borscht', 'BORSCHT', 'Борщ', 'борщ ', 'Taboulé libanais', 'TABOULE LIBANAIS', 'kofte turques grillees']) {
-    t.equal((await log(name)).statusCode, 201, name);
-  }
-  t.equal(model.requests.length, 0, 'catalog names, in any case, accents or language, asked nothing');
-  t.equal((await log("Grandma's secret cookies")).statusCode, 201);
-  t.equal(model.requests.length, 1, 'an unknown name asked once');
-  t.equal((await log("GRANDMA'S SECRET COOKIES")).statusCode, 201);
-  t.equal(model.requests.length, 1, 'then it is the user\'s own dish');
-  t.equal((await log('Another invention')).statusCode, 201);
-  const third = await log('A third invention');
-  assertError(t, third, 429, 'rate_limited');
-  t.ok(Number(third.headers['retry-after']) > 0);
-  t.equal((await log('Borscht')).statusCode, 201, 'known names still log past the model budget');
-});
-
-t.test('bodies: over the largest valid request is 413 before parsing; the model budget is spent before the body is read', async (t) => {
-  const { app } = await buildTestApp(t, { RATE_LIMIT_MODEL_PER_MINUTE: '1' });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const session = await login(app, 'uploader');
-  /**
-   * Announces a JSON body of `bytes` over a raw socket and sends it in pieces until the server answers or closes; a
-   * server that refuses early may close while the body is still coming, so what it said is read from the socket.
-   */
-  const post = (path: string, bytes: number) =>
-    new Promise<{ status: number; body: string; sent: number }>((resolve) => {
-      const socket = net.connect((app.server.address() as AddressInfo).port, '127.0.0.1');
-      let sent = 0;
-      let received = '';
-      const done = () => {
-        socket.destroy();
-        const [head = '', body = ''] = received.split('\r\n\r\n');
-        resolve({ status: Number(head.split(' ')[1]), body, sent });
-      };
-      socket.on('data', (d) => {
-        received += d;
-        if (/\r\n\r\n[\s\S]*\}$/.test(received)) done();
+    const post = () =>
+      a({
+        method: 'POST',
+        url: '/diary',
+        headers: { 'idempotency-key': 'lost-response' },
+        payload: { date: '2026-11-20', meal_type: 'lunch', product_id: milk!.id, portion_g: 150 },
       });
-      socket.on('error', () => {});
-      socket.on('close', done);
-      socket.write(
-        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${session.access_token}\r\n` +
-          `Content-Type: application/json\r\nContent-Length: ${bytes}\r\n\r\n`,
-      );
-      const chunk = Buffer.alloc(64 * 1024, 0x20);
-      const write = () => {
-        if (received || socket.destroyed || sent >= bytes) return;
-        sent += chunk.length;
-        socket.write(chunk, (err) => (err ? undefined : setTimeout(write, 1)));
-      };
-      write();
+    assertError(t, await post(), 500, 'internal_error');
+    const count = async () => (await sql`SELECT count(*)::int AS n FROM meal_diary`)[0]!.n as number;
+    t.equal(await count(), 0, 'no entry without its stored response');
+    await sql`DROP TRIGGER fail_storing ON idempotency_keys`;
+    const retried = await Promise.all([post(), post()]);
+    t.same(
+      retried.map((r) => r.statusCode),
+      [201, 201],
+    );
+    t.equal(retried[0]!.json().id, retried[1]!.json().id);
+    t.equal(await count(), 1, 'the retry made one entry');
+  },
+);
+
+t.test(
+  'model cost: known diary names ask no model; unknown ones do, under the model budget; cached reads are free',
+  async (t) => {
+    const model = await fakeOpenAi([{ content: JSON.stringify({ calories: 420, protein: 20, fat: 15, carbs: 50 }) }]);
+    t.teardown(model.close);
+    const { app } = await buildTestApp(t, {
+      OPENAI_API_KEY: 'test',
+      OPENAI_BASE_URL: model.baseUrl,
+      RATE_LIMIT_MODEL_PER_MINUTE: '2',
     });
-  const tooLarge = await post('/ai/recognize-dish', 12 * 1024 * 1024);
-  t.equal(tooLarge.status, 413, 'one image is at most 8 MiB as base64: 12 MiB is refused');
-  t.equal(JSON.parse(tooLarge.body).code, 'payload_too_large');
-  const over = await post('/ai/recognize-products', 20 * 1024 * 1024);
-  t.equal(over.status, 429, 'a client past its model budget is refused before its body is read');
-  t.ok(over.sent < 20 * 1024 * 1024, `answered after ${Math.round(over.sent / 1024)} KiB of 20 MiB`);
-  t.equal(JSON.parse(over.body).code, 'rate_limited');
-});
+    const a = as(app, await login(app, 'eater'));
+    const log = (name: string) =>
+      a({ method: 'POST', url: '/diary', payload: { date: '2026-11-20', meal_type: 'lunch', name } });
+    for (const name of [
+      'Borscht',
+      'BORSCHT',
+      'Борщ',
+      'борщ ',
+      'Taboulé libanais',
+      'TABOULE LIBANAIS',
+      'kofte turques grillees',
+    ]) {
+      t.equal((await log(name)).statusCode, 201, name);
+    }
+    t.equal(model.requests.length, 0, 'catalog names, in any case, accents or language, asked nothing');
+    t.equal((await log("Grandma's secret cookies")).statusCode, 201);
+    t.equal(model.requests.length, 1, 'an unknown name asked once');
+    t.equal((await log("GRANDMA'S SECRET COOKIES")).statusCode, 201);
+    t.equal(model.requests.length, 1, "then it is the user's own dish");
+    t.equal((await log('Another invention')).statusCode, 201);
+    const third = await log('A third invention');
+    assertError(t, third, 429, 'rate_limited');
+    t.ok(Number(third.headers['retry-after']) > 0);
+    t.equal((await log('Borscht')).statusCode, 201, 'known names still log past the model budget');
+  },
+);
+
+t.test(
+  'bodies: over the largest valid request is 413 before parsing; the model budget is spent before the body is read',
+  async (t) => {
+    const { app } = await buildTestApp(t, { RATE_LIMIT_MODEL_PER_MINUTE: '1' });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const session = await login(app, 'uploader');
+    /**
+     * Announces a JSON body of `bytes` over a raw socket and sends it in pieces until the server answers or closes; a
+     * server that refuses early may close while the body is still coming, so what it said is read from the socket.
+     */
+    const post = (path: string, bytes: number) =>
+      new Promise<{ status: number; body: string; sent: number }>((resolve) => {
+        const socket = net.connect((app.server.address() as AddressInfo).port, '127.0.0.1');
+        let sent = 0;
+        let received = '';
+        const done = () => {
+          socket.destroy();
+          const [head = '', body = ''] = received.split('\r\n\r\n');
+          resolve({ status: Number(head.split(' ')[1]), body, sent });
+        };
+        socket.on('data', (d) => {
+          received += d;
+          if (/\r\n\r\n[\s\S]*\}$/.test(received)) done();
+        });
+        socket.on('error', () => {});
+        socket.on('close', done);
+        socket.write(
+          `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${session.access_token}\r\n` +
+            `Content-Type: application/json\r\nContent-Length: ${bytes}\r\n\r\n`,
+        );
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        const write = () => {
+          if (received || socket.destroyed || sent >= bytes) return;
+          sent += chunk.length;
+          socket.write(chunk, (err) => (err ? undefined : setTimeout(write, 1)));
+        };
+        write();
+      });
+    const tooLarge = await post('/ai/recognize-dish', 12 * 1024 * 1024);
+    t.equal(tooLarge.status, 413, 'one image is at most 8 MiB as base64: 12 MiB is refused');
+    t.equal(JSON.parse(tooLarge.body).code, 'payload_too_large');
+    const over = await post('/ai/recognize-products', 20 * 1024 * 1024);
+    t.equal(over.status, 429, 'a client past its model budget is refused before its body is read');
+    t.ok(over.sent < 20 * 1024 * 1024, `answered after ${Math.round(over.sent / 1024)} KiB of 20 MiB`);
+    t.equal(JSON.parse(over.body).code, 'rate_limited');
+  },
+);

@@ -5,7 +5,13 @@ const base = { DATABASE_URL: 'postgres://localhost/x' };
 
 t.test('defaults and conversions', async (t) => {
   const config = loadConfig(base);
-  t.match(config, { PORT: 3000, NODE_ENV: 'development', AUTH_VERIFIER: 'noop', JWT_SECRET: DEV_JWT_SECRET, DATABASE_POOL_SIZE: 10 });
+  t.match(config, {
+    PORT: 3000,
+    NODE_ENV: 'development',
+    AUTH_VERIFIER: 'noop',
+    JWT_SECRET: DEV_JWT_SECRET,
+    DATABASE_POOL_SIZE: 10,
+  });
   t.equal(loadConfig({ ...base, PORT: '8080' }).PORT, 8080);
 });
 
@@ -36,14 +42,31 @@ t.test('production refuses the development secret and the noop verifier', async 
   t.throws(() => loadConfig({ ...base, AUTH_VERIFIER: 'oidc', OIDC_PROVIDERS: 'myspace' }), /unknown provider/);
 });
 
-t.test('outside production the API listens on this machine only; production refuses to serve the offline model unasked', async (t) => {
-  const production = { ...base, NODE_ENV: 'production', JWT_SECRET: 'a'.repeat(40), AUTH_VERIFIER: 'oidc', OIDC_PROVIDERS: 'apple', APPLE_CLIENT_IDS: 'com.example.app' };
-  t.equal(loadConfig(base).HOST, '127.0.0.1', 'development: loopback');
-  t.equal(loadConfig({ ...base, NODE_ENV: 'test' }).HOST, '127.0.0.1');
-  t.equal(loadConfig({ ...base, HOST: '0.0.0.0' }).HOST, '0.0.0.0', 'unless HOST says otherwise');
-  t.equal(loadConfig({ ...production, OPENAI_API_KEY: 'sk-test' }).HOST, '0.0.0.0', 'production: every interface');
-  t.throws(() => loadConfig(production), /OPENAI_API_KEY: required in production/);
-  t.equal(loadConfig({ ...production, MODEL_PROVIDER: 'offline' }).MODEL_PROVIDER, 'offline', 'unless the offline model is asked for');
-  t.throws(() => loadConfig({ ...base, MODEL_PROVIDER: 'openai' }), /OPENAI_API_KEY: required with MODEL_PROVIDER=openai/);
-  t.throws(() => loadConfig({ ...base, MODEL_PROVIDER: 'llama' }), /MODEL_PROVIDER/);
-});
+t.test(
+  'outside production the API listens on this machine only; production refuses to serve the offline model unasked',
+  async (t) => {
+    const production = {
+      ...base,
+      NODE_ENV: 'production',
+      JWT_SECRET: 'a'.repeat(40),
+      AUTH_VERIFIER: 'oidc',
+      OIDC_PROVIDERS: 'apple',
+      APPLE_CLIENT_IDS: 'com.example.app',
+    };
+    t.equal(loadConfig(base).HOST, '127.0.0.1', 'development: loopback');
+    t.equal(loadConfig({ ...base, NODE_ENV: 'test' }).HOST, '127.0.0.1');
+    t.equal(loadConfig({ ...base, HOST: '0.0.0.0' }).HOST, '0.0.0.0', 'unless HOST says otherwise');
+    t.equal(loadConfig({ ...production, OPENAI_API_KEY: 'sk-test' }).HOST, '0.0.0.0', 'production: every interface');
+    t.throws(() => loadConfig(production), /OPENAI_API_KEY: required in production/);
+    t.equal(
+      loadConfig({ ...production, MODEL_PROVIDER: 'offline' }).MODEL_PROVIDER,
+      'offline',
+      'unless the offline model is asked for',
+    );
+    t.throws(
+      () => loadConfig({ ...base, MODEL_PROVIDER: 'openai' }),
+      /OPENAI_API_KEY: required with MODEL_PROVIDER=openai/,
+    );
+    t.throws(() => loadConfig({ ...base, MODEL_PROVIDER: 'llama' }), /MODEL_PROVIDER/);
+  },
+);

@@ -47,7 +47,11 @@ t.test('PostgreSQL stopped and restarted under the running API: 503s, then every
     t.equal((await fetch(`${worker.url}/health/live`)).status, 200, 'worker liveness: 200');
   }
   await new Promise((r) => setTimeout(r, 500));
-  t.equal(worker.child.exitCode, null, `the worker process is still running${worker.child.exitCode === null ? '' : `:\n${worker.output()}`}`);
+  t.equal(
+    worker.child.exitCode,
+    null,
+    `the worker process is still running${worker.child.exitCode === null ? '' : `:\n${worker.output()}`}`,
+  );
 
   pg = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), port });
   let recovered = 0;
@@ -77,7 +81,9 @@ t.test('PostgreSQL stopped and restarted under the running API: 503s, then every
 t.test('the server killed in the middle of a week-menu generation leaves the previous menu intact', async (t) => {
   const db = await createTestDatabase();
   t.teardown(db.drop);
-  const slow = await fakeOpenAi([{ delayMs: 5000, content: JSON.stringify({ days: [{ date: todayUtc(), meals: [sampleRecipe()] }] }) }]);
+  const slow = await fakeOpenAi([
+    { delayMs: 5000, content: JSON.stringify({ days: [{ date: todayUtc(), meals: [sampleRecipe()] }] }) },
+  ]);
   t.teardown(slow.close);
   const env = { DATABASE_URL: db.url, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: slow.baseUrl };
   const first = await startService(t, 'api', env);
@@ -86,7 +92,12 @@ t.test('the server killed in the middle of a week-menu generation leaves the pre
   const sql = postgres(db.url, { max: 1, onnotice: () => {} });
   t.teardown(() => sql.end());
   const [borscht] = await sql`SELECT r.id FROM recipes r JOIN dishes d ON d.id = r.dish_id WHERE d.code = 'borscht'`;
-  const before = (await api(first.url, token, 'PUT', '/menu', { week_start: week, items: [{ date: week, meal_type: 'lunch', recipe_id: borscht!.id }] })).body;
+  const before = (
+    await api(first.url, token, 'PUT', '/menu', {
+      week_start: week,
+      items: [{ date: week, meal_type: 'lunch', recipe_id: borscht!.id }],
+    })
+  ).body;
 
   void api(first.url, token, 'POST', '/ai/generate-menu', { week_start: week }).catch(() => {});
   while (slow.requests.length === 0) await new Promise((r) => setTimeout(r, 20));
@@ -107,15 +118,23 @@ t.test('a model answering garbage or not at all: jobs end failed with a code, a 
   const server = await startService(t, 'api', { DATABASE_URL: db.url });
   const token = await loginOver(server.url, 'unlucky');
   await startService(t, 'dish-worker', { DATABASE_URL: db.url, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: garbage.baseUrl });
-  await startService(t, 'product-worker', { DATABASE_URL: db.url, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' });
+  await startService(t, 'product-worker', {
+    DATABASE_URL: db.url,
+    OPENAI_API_KEY: 'k',
+    OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+  });
 
   const dish = await api(server.url, token, 'POST', '/ai/recognize-dish', { image: imageJson(fakeJpeg(1)) });
   const dishEnd = (await readStream(`${server.url}/ai/jobs/${dish.body.job_id}/stream`, token)).events.at(-1)!.data;
   t.match(dishEnd, { status: 'failed', error: { code: 'recognition_failed' } });
   t.equal(garbage.requests.length, 3, 'one call and two corrected retries, then no more');
 
-  const receipt = await api(server.url, token, 'POST', '/ai/recognize-receipt', { images: [imageJson(fakeJpeg(2)), imageJson(fakeJpeg(3))] });
-  const receiptEnd = (await readStream(`${server.url}/ai/product-jobs/${receipt.body.job_id}/stream`, token)).events.at(-1)!.data;
+  const receipt = await api(server.url, token, 'POST', '/ai/recognize-receipt', {
+    images: [imageJson(fakeJpeg(2)), imageJson(fakeJpeg(3))],
+  });
+  const receiptEnd = (await readStream(`${server.url}/ai/product-jobs/${receipt.body.job_id}/stream`, token)).events.at(
+    -1,
+  )!.data;
   t.match(receiptEnd, { status: 'failed', error: { code: 'model_unavailable' } });
 
   await new Promise((r) => setTimeout(r, 3000));

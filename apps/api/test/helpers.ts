@@ -15,7 +15,11 @@ export interface TestContext {
 }
 
 /** The API on a fresh copy of the template database; closed and dropped when the test ends. */
-export async function buildTestApp(t: Test, env: Record<string, string> = {}, options: AppOptions = {}): Promise<TestContext> {
+export async function buildTestApp(
+  t: Test,
+  env: Record<string, string> = {},
+  options: AppOptions = {},
+): Promise<TestContext> {
   const db = await createTestDatabase();
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: db.url, ...env });
   const app = await buildApp(config, options);
@@ -49,7 +53,12 @@ export function as(app: App, session: Session | string) {
 }
 
 /** Asserts the contract's error shape and returns the body. */
-export function assertError(t: Test, res: { statusCode: number; json: () => any; headers: Record<string, unknown> }, status: number, code?: string) {
+export function assertError(
+  t: Test,
+  res: { statusCode: number; json: () => any; headers: Record<string, unknown> },
+  status: number,
+  code?: string,
+) {
   t.equal(res.statusCode, status, `status ${status}`);
   const body = res.json();
   t.match(body, { statusCode: status, error: String, code: String, message: String, request_id: String });

@@ -3,81 +3,146 @@ import { todayUtc, weekStart } from '@nutrition/domain';
 import { as, assertError, buildTestApp, login } from './helpers.ts';
 import { fakeJpeg, imageJson } from './processes.ts';
 
-t.test('hostile input: control characters, lone surrogates, dates out of range, loose integers, tampered cursors', async (t) => {
-  const { app, sql } = await buildTestApp(t);
-  const session = await login(app, 'hostile');
-  const a = as(app, session);
-  const [milk] = await sql`SELECT id FROM products WHERE code = 'milk'`;
-  const stored = async () =>
-    (await sql`SELECT (SELECT count(*)::int FROM meal_diary) AS diary, (SELECT count(*)::int FROM user_products) AS pantry,
-      (SELECT count(*)::int FROM shopping_list_items) AS shopping, (SELECT count(*)::int FROM dishes) AS dishes`)[0]!;
-  const before = await stored();
-  const refuse = async (res: Awaited<ReturnType<typeof a>>, label: string, code = 'validation_failed') => {
-    const body = assertError(t, res, 400, code);
-    t.comment(`${label}: ${body.message}`);
-  };
+t.test(
+  'hostile input: control characters, lone surrogates, dates out of range, loose integers, tampered cursors',
+  async (t) => {
+    const { app, sql } = await buildTestApp(t);
+    const session = await login(app, 'hostile');
+    const a = as(app, session);
+    const [milk] = await sql`SELECT id FROM products WHERE code = 'milk'`;
+    const stored = async () =>
+      (
+        await sql`SELECT (SELECT count(*)::int FROM meal_diary) AS diary, (SELECT count(*)::int FROM user_products) AS pantry,
+      (SELECT count(*)::int FROM shopping_list_items) AS shopping, (SELECT count(*)::int FROM dishes) AS dishes`
+      )[0]!;
+    const before = await stored();
+    const refuse = async (res: Awaited<ReturnType<typeof a>>, label: string, code = 'validation_failed') => {
+      const body = assertError(t, res, 400, code);
+      t.comment(`${label}: ${body.message}`);
+    };
 
-  // One text rule everywhere: NUL, other control characters and lone surrogates are 400, whatever the field.
-  await refuse(await app.inject({ method: 'POST', url: '/auth/login', payload: { id_token: 'a\u0000b' } }), 'id_token with NUL');
-  for (const path of ['/dishes/search', '/products/search', '/ingredients/search']) {
-    await refuse(await a({ method: 'GET', url: `${path}?q=${encodeURIComponent('mi\u0000lk')}` }), `${path} q with NUL`);
-    await refuse(await a({ method: 'GET', url: `${path}?q=${encodeURIComponent('mi\u001blk')}` }), `${path} q with ESC`);
-  }
-  for (const name of ['cook\u0000ies', 'bo\u0007b', 'tab\u0085', 'half \ud800 pair']) {
-    await refuse(await a({ method: 'POST', url: '/diary', payload: { date: '2026-11-20', meal_type: 'lunch', name } }), `diary name ${JSON.stringify(name)}`);
-    await refuse(await a({ method: 'POST', url: '/user-products', payload: { name, quantity: 1, unit_code: 'piece' } }), 'pantry name');
-    await refuse(await a({ method: 'POST', url: '/shopping-list/items', payload: { week_start: weekStart(todayUtc()), name } }), 'shopping name');
-    await refuse(await a({ method: 'PUT', url: '/profile', payload: { name } }), 'profile name');
-  }
-  const body = assertError(t, await a({ method: 'PUT', url: '/profile', payload: { preferences: { cuisines: ['ok', 'x\u0000'] } } }), 400);
-  t.same(body.details, [{ path: '/body/preferences/cuisines/1', message: 'must not contain control characters' }], 'the path is a JSON Pointer');
-  t.equal((await a({ method: 'PUT', url: '/profile', payload: { name: 'Line one\nline two\tand a tab' } })).statusCode, 200, 'line breaks and tabs are text');
-  await refuse(await a({ method: 'GET', url: '/diary?date=2026-11-20', headers: { 'accept-language': 'ru\u0085' } }), 'a header the service reads');
+    // One text rule everywhere: NUL, other control characters and lone surrogates are 400, whatever the field.
+    await refuse(
+      await app.inject({ method: 'POST', url: '/auth/login', payload: { id_token: 'a\u0000b' } }),
+      'id_token with NUL',
+    );
+    for (const path of ['/dishes/search', '/products/search', '/ingredients/search']) {
+      await refuse(
+        await a({ method: 'GET', url: `${path}?q=${encodeURIComponent('mi\u0000lk')}` }),
+        `${path} q with NUL`,
+      );
+      await refuse(
+        await a({ method: 'GET', url: `${path}?q=${encodeURIComponent('mi\u001blk')}` }),
+        `${path} q with ESC`,
+      );
+    }
+    for (const name of ['cook\u0000ies', 'bo\u0007b', 'tab\u0085', 'half \ud800 pair']) {
+      await refuse(
+        await a({ method: 'POST', url: '/diary', payload: { date: '2026-11-20', meal_type: 'lunch', name } }),
+        `diary name ${JSON.stringify(name)}`,
+      );
+      await refuse(
+        await a({ method: 'POST', url: '/user-products', payload: { name, quantity: 1, unit_code: 'piece' } }),
+        'pantry name',
+      );
+      await refuse(
+        await a({ method: 'POST', url: '/shopping-list/items', payload: { week_start: weekStart(todayUtc()), name } }),
+        'shopping name',
+      );
+      await refuse(await a({ method: 'PUT', url: '/profile', payload: { name } }), 'profile name');
+    }
+    const body = assertError(
+      t,
+      await a({ method: 'PUT', url: '/profile', payload: { preferences: { cuisines: ['ok', 'x\u0000'] } } }),
+      400,
+    );
+    t.same(
+      body.details,
+      [{ path: '/body/preferences/cuisines/1', message: 'must not contain control characters' }],
+      'the path is a JSON Pointer',
+    );
+    t.equal(
+      (await a({ method: 'PUT', url: '/profile', payload: { name: 'Line one\nline two\tand a tab' } })).statusCode,
+      200,
+      'line breaks and tabs are text',
+    );
+    await refuse(
+      await a({ method: 'GET', url: '/diary?date=2026-11-20', headers: { 'accept-language': 'ru\u0085' } }),
+      'a header the service reads',
+    );
 
-  // Dates from 1900-01-01 to 2100-12-31; purchases no more than a day ahead.
-  const entry = (date: string) => a({ method: 'POST', url: '/diary', payload: { date, meal_type: 'lunch', product_id: milk!.id, portion_g: 100 } });
-  for (const date of ['9999-12-31', '1899-12-31', '2101-01-01', '0001-01-01']) await refuse(await entry(date), `diary date ${date}`);
-  t.equal((await entry('1900-01-01')).statusCode, 201, 'the first day of the range');
-  t.equal((await entry('2100-12-31')).statusCode, 201, 'the last day of the range');
-  await refuse(await a({ method: 'GET', url: '/diary?date=9999-12-31' }), 'diary day 9999');
-  const pantry = (payload: Record<string, unknown>) => a({ method: 'POST', url: '/user-products', payload: { product_id: milk!.id, quantity: 1, unit_code: 'l', ...payload } });
-  for (const added_at of ['9999-12-31T23:59:59Z', '0001-01-01T00:00:00Z', new Date(Date.now() + 2 * 86400_000).toISOString()]) {
-    await refuse(await pantry({ added_at, storage_days: 3650 }), `added_at ${added_at}`);
-  }
+    // Dates from 1900-01-01 to 2100-12-31; purchases no more than a day ahead.
+    const entry = (date: string) =>
+      a({ method: 'POST', url: '/diary', payload: { date, meal_type: 'lunch', product_id: milk!.id, portion_g: 100 } });
+    for (const date of ['9999-12-31', '1899-12-31', '2101-01-01', '0001-01-01'])
+      await refuse(await entry(date), `diary date ${date}`);
+    t.equal((await entry('1900-01-01')).statusCode, 201, 'the first day of the range');
+    t.equal((await entry('2100-12-31')).statusCode, 201, 'the last day of the range');
+    await refuse(await a({ method: 'GET', url: '/diary?date=9999-12-31' }), 'diary day 9999');
+    const pantry = (payload: Record<string, unknown>) =>
+      a({
+        method: 'POST',
+        url: '/user-products',
+        payload: { product_id: milk!.id, quantity: 1, unit_code: 'l', ...payload },
+      });
+    for (const added_at of [
+      '9999-12-31T23:59:59Z',
+      '0001-01-01T00:00:00Z',
+      new Date(Date.now() + 2 * 86400_000).toISOString(),
+    ]) {
+      await refuse(await pantry({ added_at, storage_days: 3650 }), `added_at ${added_at}`);
+    }
 
-  // Integers only as integer literals.
-  for (const limit of ['1.5', '0x10', '1e1', ' 5', '٣']) {
-    await refuse(await a({ method: 'GET', url: `/user-products?limit=${encodeURIComponent(limit)}` }), `limit=${limit}`);
-  }
-  t.equal((await a({ method: 'GET', url: '/user-products?limit=10' })).statusCode, 200);
+    // Integers only as integer literals.
+    for (const limit of ['1.5', '0x10', '1e1', ' 5', '٣']) {
+      await refuse(
+        await a({ method: 'GET', url: `/user-products?limit=${encodeURIComponent(limit)}` }),
+        `limit=${limit}`,
+      );
+    }
+    t.equal((await a({ method: 'GET', url: '/user-products?limit=10' })).statusCode, 200);
 
-  // Cursors: every page the server hands out can be followed, and a tampered one is 400 invalid_cursor.
-  // Bought at the end of the range and kept ten years: expiry dates past 2100 still page.
-  for (let i = 0; i < 3; i++) t.equal((await pantry({ added_at: `2026-11-2${i}T12:00:00Z`, storage_days: 3650 })).statusCode, 201);
-  t.equal((await pantry({ added_at: new Date(Date.now() + 3600_000).toISOString(), storage_days: 3650 })).statusCode, 201, 'an hour ahead is fine');
-  let cursor: string | null = '';
-  let pages = 0;
-  while (cursor !== null && pages < 10) {
-    const page = await a({ method: 'GET', url: `/user-products?limit=1${cursor ? `&cursor=${cursor}` : ''}` });
-    t.equal(page.statusCode, 200, `page ${++pages}`);
-    cursor = page.json().next_cursor;
-  }
-  const forged = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  for (const bad of [
-    forged({ expires_at: '2026-02-30T00:00:00.000Z', id: '01900000-0000-7000-8000-000000000000' }),
-    forged({ expires_at: '+010009-12-28T23:59:59.000Z', id: '01900000-0000-7000-8000-000000000000' }),
-    forged({ expires_at: '2026-11-20T00:00:00.000Z', id: 'nope' }),
-    'not base64 at all!',
-  ]) {
-    await refuse(await a({ method: 'GET', url: `/user-products?cursor=${encodeURIComponent(bad)}` }), 'tampered cursor', 'invalid_cursor');
-  }
-  await refuse(await a({ method: 'GET', url: `/products/search?q=milk&cursor=${forged({ score: 'x', id: 1 })}` }), 'search cursor', 'invalid_cursor');
+    // Cursors: every page the server hands out can be followed, and a tampered one is 400 invalid_cursor.
+    // Bought at the end of the range and kept ten years: expiry dates past 2100 still page.
+    for (let i = 0; i < 3; i++)
+      t.equal((await pantry({ added_at: `2026-11-2${i}T12:00:00Z`, storage_days: 3650 })).statusCode, 201);
+    t.equal(
+      (await pantry({ added_at: new Date(Date.now() + 3600_000).toISOString(), storage_days: 3650 })).statusCode,
+      201,
+      'an hour ahead is fine',
+    );
+    let cursor: string | null = '';
+    let pages = 0;
+    while (cursor !== null && pages < 10) {
+      const page = await a({ method: 'GET', url: `/user-products?limit=1${cursor ? `&cursor=${cursor}` : ''}` });
+      t.equal(page.statusCode, 200, `page ${++pages}`);
+      cursor = page.json().next_cursor;
+    }
+    const forged = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    for (const bad of [
+      forged({ expires_at: '2026-02-30T00:00:00.000Z', id: '01900000-0000-7000-8000-000000000000' }),
+      forged({ expires_at: '+010009-12-28T23:59:59.000Z', id: '01900000-0000-7000-8000-000000000000' }),
+      forged({ expires_at: '2026-11-20T00:00:00.000Z', id: 'nope' }),
+      'not base64 at all!',
+    ]) {
+      await refuse(
+        await a({ method: 'GET', url: `/user-products?cursor=${encodeURIComponent(bad)}` }),
+        'tampered cursor',
+        'invalid_cursor',
+      );
+    }
+    await refuse(
+      await a({ method: 'GET', url: `/products/search?q=milk&cursor=${forged({ score: 'x', id: 1 })}` }),
+      'search cursor',
+      'invalid_cursor',
+    );
 
-  // An image over 8 MiB is 413 in JSON as in multipart.
-  const big = Buffer.concat([fakeJpeg(1), Buffer.alloc(9 * 1024 * 1024)]);
-  const tooLarge = await a({ method: 'POST', url: '/ai/recognize-products', payload: { images: [imageJson(big)] } });
-  t.equal(tooLarge.statusCode, 413, '9 MiB as base64 JSON');
-  t.equal(tooLarge.json().code, 'payload_too_large');
+    // An image over 8 MiB is 413 in JSON as in multipart.
+    const big = Buffer.concat([fakeJpeg(1), Buffer.alloc(9 * 1024 * 1024)]);
+    const tooLarge = await a({ method: 'POST', url: '/ai/recognize-products', payload: { images: [imageJson(big)] } });
+    t.equal(tooLarge.statusCode, 413, '9 MiB as base64 JSON');
+    t.equal(tooLarge.json().code, 'payload_too_large');
 
-  t.same(await stored(), { ...before, diary: 2, pantry: 4 }, 'only the accepted requests stored anything');
-});
+    t.same(await stored(), { ...before, diary: 2, pantry: 4 }, 'only the accepted requests stored anything');
+  },
+);

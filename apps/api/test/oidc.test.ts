@@ -17,8 +17,12 @@ async function jwksServer(t: Test) {
       res.writeHead(down ? 503 : 404).end();
       return;
     }
-    const body = { keys: [...keys].map(([kid, k]) => ({ ...k.publicKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256' })) };
-    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'public, max-age=3600' }).end(JSON.stringify(body));
+    const body = {
+      keys: [...keys].map(([kid, k]) => ({ ...k.publicKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256' })),
+    };
+    res
+      .writeHead(200, { 'content-type': 'application/json', 'cache-control': 'public, max-age=3600' })
+      .end(JSON.stringify(body));
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -50,7 +54,15 @@ t.test('oidc verifier checks signature, iss, aud and exp against a real JWKS end
   idp.addKey('k1');
   const loginWith = await customProviderLogin(t, idp.url);
   const now = Math.floor(Date.now() / 1000);
-  const claims = { iss: ISSUER, aud: AUDIENCE, sub: 'user-123', email: 'u@example.test', email_verified: true, iat: now, exp: now + 600 };
+  const claims = {
+    iss: ISSUER,
+    aud: AUDIENCE,
+    sub: 'user-123',
+    email: 'u@example.test',
+    email_verified: true,
+    iat: now,
+    exp: now + 600,
+  };
 
   const ok = await loginWith(idp.sign('k1', claims));
   t.equal(ok.statusCode, 200);
@@ -61,7 +73,12 @@ t.test('oidc verifier checks signature, iss, aud and exp against a real JWKS end
 
   assertError(t, await loginWith(idp.sign('k1', { ...claims, aud: 'someone-else' })), 401, 'invalid_id_token');
   assertError(t, await loginWith(idp.sign('k1', { ...claims, iss: 'https://evil.test' })), 401, 'invalid_id_token');
-  assertError(t, await loginWith(idp.sign('k1', { ...claims, iat: now - 7200, exp: now - 3600 })), 401, 'invalid_id_token');
+  assertError(
+    t,
+    await loginWith(idp.sign('k1', { ...claims, iat: now - 7200, exp: now - 3600 })),
+    401,
+    'invalid_id_token',
+  );
   const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
   assertError(t, await loginWith(idp.sign('k1', claims, stranger)), 401, 'invalid_id_token');
   const none = createSigner({ algorithm: 'none' })(claims);

@@ -6,7 +6,11 @@ import { api, fakeJpeg, imageJson, loginOver, startService } from './processes.t
 import { fakeOpenAi, sampleRecipe } from '../../../packages/ai/test/fake-openai.ts';
 
 t.test('rate limits: 429 with Retry-After per user, stricter on model routes, per IP on public routes', async (t) => {
-  const { app } = await buildTestApp(t, { RATE_LIMIT_PER_MINUTE: '5', RATE_LIMIT_MODEL_PER_MINUTE: '2', RATE_LIMIT_PUBLIC_PER_MINUTE: '4' });
+  const { app } = await buildTestApp(t, {
+    RATE_LIMIT_PER_MINUTE: '5',
+    RATE_LIMIT_MODEL_PER_MINUTE: '2',
+    RATE_LIMIT_PUBLIC_PER_MINUTE: '4',
+  });
   const a = as(app, await login(app, 'busy'));
   const b = as(app, await login(app, 'calm'));
   const statuses = [];
@@ -17,9 +21,14 @@ t.test('rate limits: 429 with Retry-After per user, stricter on model routes, pe
   t.ok(Number(limited.headers['retry-after']) > 0, `Retry-After: ${limited.headers['retry-after']}`);
   t.equal((await b({ method: 'GET', url: '/profile' })).statusCode, 200, 'another user has their own budget');
   const model = [];
-  for (let i = 0; i < 3; i++) model.push((await b({ method: 'GET', url: '/recommendations?limit=1&refresh=true' })).statusCode);
+  for (let i = 0; i < 3; i++)
+    model.push((await b({ method: 'GET', url: '/recommendations?limit=1&refresh=true' })).statusCode);
   t.same(model, [200, 200, 429], 'model calls have a stricter budget');
-  t.equal((await b({ method: 'GET', url: '/recommendations?limit=1' })).statusCode, 200, 'a cached answer costs no model call');
+  t.equal(
+    (await b({ method: 'GET', url: '/recommendations?limit=1' })).statusCode,
+    200,
+    'a cached answer costs no model call',
+  );
   const publicRoute = [];
   for (let i = 0; i < 5; i++) publicRoute.push((await app.inject({ method: 'GET', url: '/languages' })).statusCode);
   t.equal(publicRoute.at(-1), 429, 'public routes are limited per IP');
@@ -40,42 +49,58 @@ t.test('metrics are scraped after real traffic', async (t) => {
   t.equal(res.statusCode, 200);
   t.match(res.body, /http_requests_total\{method="GET",route="\/profile",status_code="200"\} 1/);
   t.match(res.body, /http_requests_total\{method="GET",route="\/dishes\/:id",status_code="404"\} 1/);
-  t.match(res.body, /http_request_duration_seconds_bucket\{le="0.1",method="GET",route="\/profile",status_code="200"\}/);
+  t.match(
+    res.body,
+    /http_request_duration_seconds_bucket\{le="0.1",method="GET",route="\/profile",status_code="200"\}/,
+  );
   t.match(res.body, /sse_open_streams 0/);
   t.match(res.body, /listen_connection_up 1/);
   t.match(res.body, /process_resident_memory_bytes/);
 });
 
-t.test('SIGTERM: an open SSE stream is told to reconnect, an in-flight request finishes, the process exits', async (t) => {
-  const db = await createTestDatabase();
-  t.teardown(db.drop);
-  const slow = await fakeOpenAi([{ delayMs: 1500, content: JSON.stringify({ recipes: [sampleRecipe()] }) }]);
-  t.teardown(slow.close);
-  const server = await startService(t, 'api', { DATABASE_URL: db.url, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: slow.baseUrl });
-  const token = await loginOver(server.url, 'leaving');
-  const job = await api(server.url, token, 'POST', '/ai/recognize-dish', { image: imageJson(fakeJpeg(1)) });
+t.test(
+  'SIGTERM: an open SSE stream is told to reconnect, an in-flight request finishes, the process exits',
+  async (t) => {
+    const db = await createTestDatabase();
+    t.teardown(db.drop);
+    const slow = await fakeOpenAi([{ delayMs: 1500, content: JSON.stringify({ recipes: [sampleRecipe()] }) }]);
+    t.teardown(slow.close);
+    const server = await startService(t, 'api', {
+      DATABASE_URL: db.url,
+      OPENAI_API_KEY: 'k',
+      OPENAI_BASE_URL: slow.baseUrl,
+    });
+    const token = await loginOver(server.url, 'leaving');
+    const job = await api(server.url, token, 'POST', '/ai/recognize-dish', { image: imageJson(fakeJpeg(1)) });
 
-  const stream = new Promise<string>((resolve, reject) => {
-    http.get(`${server.url}/ai/jobs/${job.body.job_id}/stream`, { headers: { authorization: `Bearer ${token}` } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => (body += d));
-      res.on('end', () => resolve(body));
-    }).on('error', reject);
-  });
-  const inflight = api(server.url, token, 'GET', '/recommendations?limit=1');
-  while (slow.requests.length === 0) await new Promise((r) => setTimeout(r, 20));
+    const stream = new Promise<string>((resolve, reject) => {
+      http
+        .get(
+          `${server.url}/ai/jobs/${job.body.job_id}/stream`,
+          { headers: { authorization: `Bearer ${token}` } },
+          (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (d) => (body += d));
+            res.on('end', () => resolve(body));
+          },
+        )
+        .on('error', reject);
+    });
+    const inflight = api(server.url, token, 'GET', '/recommendations?limit=1');
+    while (slow.requests.length === 0) await new Promise((r) => setTimeout(r, 20));
 
-  const exited = new Promise<number | null>((resolve) => server.child.on('exit', (code) => resolve(code)));
-  const started = Date.now();
-  server.child.kill('SIGTERM');
-  const body = await stream;
-  t.match(body, /event: status[\s\S]*"status":"queued"/, 'the stream had its first event');
-  t.match(body, /: server shutting down, reconnect\n\n$/, 'and ended with the reconnect comment');
-  const response = await inflight;
-  t.equal(response.status, 200, 'the in-flight request finished');
-  t.equal(response.body.items.length, 1);
-  t.equal(await exited, 0, 'clean exit');
-  t.ok(Date.now() - started < 10_000, `stopped in ${Date.now() - started} ms`);
-  t.match(server.output(), /shutting down/);
-});
+    const exited = new Promise<number | null>((resolve) => server.child.on('exit', (code) => resolve(code)));
+    const started = Date.now();
+    server.child.kill('SIGTERM');
+    const body = await stream;
+    t.match(body, /event: status[\s\S]*"status":"queued"/, 'the stream had its first event');
+    t.match(body, /: server shutting down, reconnect\n\n$/, 'and ended with the reconnect comment');
+    const response = await inflight;
+    t.equal(response.status, 200, 'the in-flight request finished');
+    t.equal(response.body.items.length, 1);
+    t.equal(await exited, 0, 'clean exit');
+    t.ok(Date.now() - started < 10_000, `stopped in ${Date.now() - started} ms`);
+    t.match(server.output(), /shutting down/);
+  },
+);

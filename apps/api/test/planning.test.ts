@@ -4,16 +4,35 @@ import { addDays, weekStart as mondayOf, todayUtc } from '@nutrition/domain';
 import { as, assertError, buildTestApp, login } from './helpers.ts';
 import { fakeOpenAi, sampleRecipe } from '../../../packages/ai/test/fake-openai.ts';
 
-const PROFILE = { sex: 'male', weight_kg: 80, height_cm: 180, date_of_birth: '1990-05-05', activity_level: 'moderate', goal: 'lose' };
+const PROFILE = {
+  sex: 'male',
+  weight_kg: 80,
+  height_cm: 180,
+  date_of_birth: '1990-05-05',
+  activity_level: 'moderate',
+  goal: 'lose',
+};
 
 t.test('recommendations on the offline model: pantry, preferences, cache, refresh', async (t) => {
   const { app, sql } = await buildTestApp(t);
   const a = as(app, await login(app, 'planner'));
-  await a({ method: 'PUT', url: '/profile', payload: { ...PROFILE, preferences: { excluded_tags: ['contains_pork', 'contains_fish'] } } });
+  await a({
+    method: 'PUT',
+    url: '/profile',
+    payload: { ...PROFILE, preferences: { excluded_tags: ['contains_pork', 'contains_fish'] } },
+  });
   const [beet] = await sql`SELECT id FROM products WHERE code = 'beetroot'`;
-  await a({ method: 'POST', url: '/user-products', payload: { product_id: beet!.id, quantity: 3, unit_code: 'piece', storage_days: 1 } });
+  await a({
+    method: 'POST',
+    url: '/user-products',
+    payload: { product_id: beet!.id, quantity: 3, unit_code: 'piece', storage_days: 1 },
+  });
 
-  const first = await a({ method: 'GET', url: '/recommendations?limit=3&meal_type=lunch', headers: { 'accept-language': 'ru' } });
+  const first = await a({
+    method: 'GET',
+    url: '/recommendations?limit=3&meal_type=lunch',
+    headers: { 'accept-language': 'ru' },
+  });
   t.equal(first.statusCode, 200);
   const body = first.json();
   t.equal(body.items.length, 3);
@@ -21,19 +40,47 @@ t.test('recommendations on the offline model: pantry, preferences, cache, refres
     t.match(item, { source: 'ai', title: /[а-яё]/i, reason: String, ingredients: Array, steps: Array });
     t.ok(item.ingredients.length > 0 && item.calories_per_serving > 0);
   }
-  t.ok(body.items.some((i: { uses_products: string[] }) => i.uses_products.includes(beet!.id)), 'uses the expiring beetroot');
+  t.ok(
+    body.items.some((i: { uses_products: string[] }) => i.uses_products.includes(beet!.id)),
+    'uses the expiring beetroot',
+  );
   const tags = await sql`
     SELECT DISTINCT x.tag_code FROM dish_tags x JOIN dishes d ON d.id = x.dish_id JOIN dish_translations dt ON dt.dish_id = d.id
     WHERE d.source = 'catalog' AND dt.name = ANY(${body.items.map((i: { title: string }) => i.title)})`;
-  t.notOk(tags.some((r) => ['contains_pork', 'contains_fish'].includes(r.tag_code)), 'excluded tags respected');
+  t.notOk(
+    tags.some((r) => ['contains_pork', 'contains_fish'].includes(r.tag_code)),
+    'excluded tags respected',
+  );
 
-  const cached = (await a({ method: 'GET', url: '/recommendations?limit=3&meal_type=lunch', headers: { 'accept-language': 'ru' } })).json();
-  t.same(cached.items.map((i: { id: string }) => i.id), body.items.map((i: { id: string }) => i.id), 'cached per user, day and language');
+  const cached = (
+    await a({ method: 'GET', url: '/recommendations?limit=3&meal_type=lunch', headers: { 'accept-language': 'ru' } })
+  ).json();
+  t.same(
+    cached.items.map((i: { id: string }) => i.id),
+    body.items.map((i: { id: string }) => i.id),
+    'cached per user, day and language',
+  );
   t.equal(cached.generated_at, body.generated_at);
-  const english = (await a({ method: 'GET', url: '/recommendations?limit=3&meal_type=lunch', headers: { 'accept-language': 'en' } })).json();
-  t.notSame(english.items.map((i: { id: string }) => i.id), body.items.map((i: { id: string }) => i.id), 'another language, another set');
-  const refreshed = (await a({ method: 'GET', url: '/recommendations?limit=3&meal_type=lunch&refresh=true', headers: { 'accept-language': 'ru' } })).json();
-  t.notSame(refreshed.items.map((i: { id: string }) => i.id), body.items.map((i: { id: string }) => i.id), 'refresh regenerates');
+  const english = (
+    await a({ method: 'GET', url: '/recommendations?limit=3&meal_type=lunch', headers: { 'accept-language': 'en' } })
+  ).json();
+  t.notSame(
+    english.items.map((i: { id: string }) => i.id),
+    body.items.map((i: { id: string }) => i.id),
+    'another language, another set',
+  );
+  const refreshed = (
+    await a({
+      method: 'GET',
+      url: '/recommendations?limit=3&meal_type=lunch&refresh=true',
+      headers: { 'accept-language': 'ru' },
+    })
+  ).json();
+  t.notSame(
+    refreshed.items.map((i: { id: string }) => i.id),
+    body.items.map((i: { id: string }) => i.id),
+    'refresh regenerates',
+  );
 
   const before = (await sql`SELECT count(*)::int AS n FROM recipes WHERE source = 'ai'`)[0]!.n;
   await Promise.all([1, 2, 3].map(() => a({ method: 'GET', url: '/recommendations?limit=2&meal_type=dinner' })));
@@ -59,13 +106,26 @@ t.test('an unreachable model is 502 model_unavailable', async (t) => {
   const a = as(app, await login(app, 'x'));
   assertError(t, await a({ method: 'GET', url: '/recommendations' }), 502, 'model_unavailable');
   assertError(t, await a({ method: 'POST', url: '/ai/generate-menu', payload: {} }), 502, 'model_unavailable');
-  assertError(t, await a({ method: 'POST', url: '/diary', payload: { date: '2026-11-20', meal_type: 'lunch', name: 'Unknown stew' } }), 502, 'model_unavailable');
+  assertError(
+    t,
+    await a({
+      method: 'POST',
+      url: '/diary',
+      payload: { date: '2026-11-20', meal_type: 'lunch', name: 'Unknown stew' },
+    }),
+    502,
+    'model_unavailable',
+  );
 });
 
 t.test('recommendations through an OpenAI-compatible endpoint: stored with matched ingredients', async (t) => {
   const server = await fakeOpenAi([{ content: JSON.stringify({ recipes: [sampleRecipe()] }) }]);
   t.teardown(server.close);
-  const { app, sql } = await buildTestApp(t, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: server.baseUrl, OPENAI_MODEL: 'gpt-test' });
+  const { app, sql } = await buildTestApp(t, {
+    OPENAI_API_KEY: 'k',
+    OPENAI_BASE_URL: server.baseUrl,
+    OPENAI_MODEL: 'gpt-test',
+  });
   const a = as(app, await login(app, 'remote'));
   const res = await a({ method: 'GET', url: '/recommendations?limit=1', headers: { 'accept-language': 'ru' } });
   t.equal(res.statusCode, 200);
@@ -73,70 +133,138 @@ t.test('recommendations through an OpenAI-compatible endpoint: stored with match
   t.match(item, { title: 'Гречка с грибами', name: 'Гречка с грибами', source: 'ai', image_url: null });
   const [buckwheat] = await sql`SELECT id FROM products WHERE code = 'buckwheat'`;
   t.equal(item.ingredients[0].product_id, buckwheat!.id, 'matched to the catalog');
-  t.match(item.ingredients[2], { product_id: null, name: 'Драконий фрукт из Атлантиды' }, 'unmatched kept with its name');
+  t.match(
+    item.ingredients[2],
+    { product_id: null, name: 'Драконий фрукт из Атлантиды' },
+    'unmatched kept with its name',
+  );
   t.equal(item.calories_per_serving, 420, "the model's figures where an ingredient cannot be weighed");
   t.match(server.requests[0]!.messages.at(-1)!.content, /Russian/);
 });
 
-t.test('menus: manual upsert keeps other slots; week mode fits every day; dates mode fills only its slots', async (t) => {
-  const { app, sql } = await buildTestApp(t);
-  const a = as(app, await login(app, 'menu-user'));
-  const week = addDays(mondayOf(todayUtc()), 7);
-  const [borscht] = await sql`SELECT d.id AS dish_id, r.id AS recipe_id FROM dishes d JOIN recipes r ON r.dish_id = d.id WHERE d.code = 'borscht'`;
-  const [syrniki] = await sql`SELECT d.id AS dish_id FROM dishes d WHERE d.code = 'syrniki'`;
+t.test(
+  'menus: manual upsert keeps other slots; week mode fits every day; dates mode fills only its slots',
+  async (t) => {
+    const { app, sql } = await buildTestApp(t);
+    const a = as(app, await login(app, 'menu-user'));
+    const week = addDays(mondayOf(todayUtc()), 7);
+    const [borscht] =
+      await sql`SELECT d.id AS dish_id, r.id AS recipe_id FROM dishes d JOIN recipes r ON r.dish_id = d.id WHERE d.code = 'borscht'`;
+    const [syrniki] = await sql`SELECT d.id AS dish_id FROM dishes d WHERE d.code = 'syrniki'`;
 
-  const empty = (await a({ method: 'GET', url: `/menu?week_start=${week}` })).json();
-  t.match(empty, { id: null, week_start: week, totals: { calories: 0 } });
-  t.equal(empty.days.length, 7);
-  t.ok(empty.days.every((d: { items: unknown[] }) => d.items.length === 0));
-  assertError(t, await a({ method: 'GET', url: `/menu?week_start=${addDays(week, 1)}` }), 400, 'validation_failed');
+    const empty = (await a({ method: 'GET', url: `/menu?week_start=${week}` })).json();
+    t.match(empty, { id: null, week_start: week, totals: { calories: 0 } });
+    t.equal(empty.days.length, 7);
+    t.ok(empty.days.every((d: { items: unknown[] }) => d.items.length === 0));
+    assertError(t, await a({ method: 'GET', url: `/menu?week_start=${addDays(week, 1)}` }), 400, 'validation_failed');
 
-  let plan = (await a({ method: 'PUT', url: '/menu', payload: { week_start: week, items: [{ date: week, meal_type: 'lunch', recipe_id: borscht!.recipe_id, servings: 2 }] } })).json();
-  plan = (await a({ method: 'PUT', url: '/menu', payload: { week_start: week, items: [{ date: week, meal_type: 'breakfast', dish_id: syrniki!.dish_id }] } })).json();
-  t.same(plan.days[0].items.map((i: { meal_type: string }) => i.meal_type), ['breakfast', 'lunch'], 'the first slot kept, meal-type order');
-  t.equal(plan.days[0].items[1].servings, 2);
-  t.equal(plan.days[0].totals.calories, Math.round((plan.days[0].items[0].calories + plan.days[0].items[1].calories) * 10) / 10);
-  for (const payload of [
-    { week_start: week, items: [{ date: addDays(week, 7), meal_type: 'lunch', dish_id: borscht!.dish_id }] },
-    { week_start: week, items: [{ date: week, meal_type: 'lunch' }] },
-    { week_start: week, items: [{ date: week, meal_type: 'lunch', dish_id: borscht!.dish_id, recipe_id: borscht!.recipe_id }] },
-    { week_start: week, items: [{ date: week, meal_type: 'lunch', dish_id: borscht!.dish_id, servings: 0 }] },
-    { week_start: week, items: [{ date: week, meal_type: 'tea', dish_id: borscht!.dish_id }] },
-  ]) {
-    assertError(t, await a({ method: 'PUT', url: '/menu', payload }), 400, 'validation_failed');
-  }
+    let plan = (
+      await a({
+        method: 'PUT',
+        url: '/menu',
+        payload: {
+          week_start: week,
+          items: [{ date: week, meal_type: 'lunch', recipe_id: borscht!.recipe_id, servings: 2 }],
+        },
+      })
+    ).json();
+    plan = (
+      await a({
+        method: 'PUT',
+        url: '/menu',
+        payload: { week_start: week, items: [{ date: week, meal_type: 'breakfast', dish_id: syrniki!.dish_id }] },
+      })
+    ).json();
+    t.same(
+      plan.days[0].items.map((i: { meal_type: string }) => i.meal_type),
+      ['breakfast', 'lunch'],
+      'the first slot kept, meal-type order',
+    );
+    t.equal(plan.days[0].items[1].servings, 2);
+    t.equal(
+      plan.days[0].totals.calories,
+      Math.round((plan.days[0].items[0].calories + plan.days[0].items[1].calories) * 10) / 10,
+    );
+    for (const payload of [
+      { week_start: week, items: [{ date: addDays(week, 7), meal_type: 'lunch', dish_id: borscht!.dish_id }] },
+      { week_start: week, items: [{ date: week, meal_type: 'lunch' }] },
+      {
+        week_start: week,
+        items: [{ date: week, meal_type: 'lunch', dish_id: borscht!.dish_id, recipe_id: borscht!.recipe_id }],
+      },
+      { week_start: week, items: [{ date: week, meal_type: 'lunch', dish_id: borscht!.dish_id, servings: 0 }] },
+      { week_start: week, items: [{ date: week, meal_type: 'tea', dish_id: borscht!.dish_id }] },
+    ]) {
+      assertError(t, await a({ method: 'PUT', url: '/menu', payload }), 400, 'validation_failed');
+    }
 
-  await a({ method: 'PUT', url: '/profile', payload: PROFILE });
-  const target = (await a({ method: 'GET', url: '/profile' })).json().calorie_target;
-  const generated = await a({ method: 'POST', url: '/ai/generate-menu', payload: { week_start: week } });
-  t.equal(generated.statusCode, 200);
-  const weekPlan = generated.json();
-  t.equal(weekPlan.week_start, week);
-  for (const day of weekPlan.days) {
-    const meals = day.items.map((i: { meal_type: string }) => i.meal_type);
-    t.same(meals.filter((m: string) => m !== 'lunch' || day.date !== week), ['breakfast', 'lunch', 'dinner'].filter((m) => m !== 'lunch' || day.date !== week));
-    t.ok(Math.abs(day.totals.calories - target) <= target * 0.1, `${day.date}: ${day.totals.calories} kcal vs target ${target}`);
-  }
-  const sources = await sql`SELECT DISTINCT r.source FROM menu_items m JOIN recipes r ON r.id = m.recipe_id`;
-  t.same(sources.map((s) => s.source), ['menu'], 'generated recipes saved with source menu');
+    await a({ method: 'PUT', url: '/profile', payload: PROFILE });
+    const target = (await a({ method: 'GET', url: '/profile' })).json().calorie_target;
+    const generated = await a({ method: 'POST', url: '/ai/generate-menu', payload: { week_start: week } });
+    t.equal(generated.statusCode, 200);
+    const weekPlan = generated.json();
+    t.equal(weekPlan.week_start, week);
+    for (const day of weekPlan.days) {
+      const meals = day.items.map((i: { meal_type: string }) => i.meal_type);
+      t.same(
+        meals.filter((m: string) => m !== 'lunch' || day.date !== week),
+        ['breakfast', 'lunch', 'dinner'].filter((m) => m !== 'lunch' || day.date !== week),
+      );
+      t.ok(
+        Math.abs(day.totals.calories - target) <= target * 0.1,
+        `${day.date}: ${day.totals.calories} kcal vs target ${target}`,
+      );
+    }
+    const sources = await sql`SELECT DISTINCT r.source FROM menu_items m JOIN recipes r ON r.id = m.recipe_id`;
+    t.same(
+      sources.map((s) => s.source),
+      ['menu'],
+      'generated recipes saved with source menu',
+    );
 
-  const before = (await a({ method: 'GET', url: `/menu?week_start=${week}` })).json();
-  const dates = await a({ method: 'POST', url: '/ai/generate-menu', payload: { dates: [addDays(week, 2), addDays(week, 9)], meal_types: ['snack'] } });
-  t.equal(dates.statusCode, 200);
-  const { plans } = dates.json();
-  t.same(plans.map((p: { week_start: string }) => p.week_start), [week, addDays(week, 7)], 'one plan per week touched');
-  const wed = plans[0].days[2].items.map((i: { meal_type: string }) => i.meal_type);
-  t.same(wed, ['breakfast', 'lunch', 'dinner', 'snack']);
-  const keptIds = before.days.flatMap((d: { items: { id: string; recipe_id: string }[] }) => d.items.map((i) => i.recipe_id));
-  const nowIds = plans[0].days.flatMap((d: { items: { recipe_id: string; meal_type: string }[] }) => d.items.filter((i) => i.meal_type !== 'snack').map((i) => i.recipe_id));
-  t.same(nowIds, keptIds, 'every other slot kept');
-  t.same(plans[1].days[2].items.map((i: { meal_type: string }) => i.meal_type), ['snack']);
+    const before = (await a({ method: 'GET', url: `/menu?week_start=${week}` })).json();
+    const dates = await a({
+      method: 'POST',
+      url: '/ai/generate-menu',
+      payload: { dates: [addDays(week, 2), addDays(week, 9)], meal_types: ['snack'] },
+    });
+    t.equal(dates.statusCode, 200);
+    const { plans } = dates.json();
+    t.same(
+      plans.map((p: { week_start: string }) => p.week_start),
+      [week, addDays(week, 7)],
+      'one plan per week touched',
+    );
+    const wed = plans[0].days[2].items.map((i: { meal_type: string }) => i.meal_type);
+    t.same(wed, ['breakfast', 'lunch', 'dinner', 'snack']);
+    const keptIds = before.days.flatMap((d: { items: { id: string; recipe_id: string }[] }) =>
+      d.items.map((i) => i.recipe_id),
+    );
+    const nowIds = plans[0].days.flatMap((d: { items: { recipe_id: string; meal_type: string }[] }) =>
+      d.items.filter((i) => i.meal_type !== 'snack').map((i) => i.recipe_id),
+    );
+    t.same(nowIds, keptIds, 'every other slot kept');
+    t.same(
+      plans[1].days[2].items.map((i: { meal_type: string }) => i.meal_type),
+      ['snack'],
+    );
 
-  assertError(t, await a({ method: 'POST', url: '/ai/generate-menu', payload: { dates: [week] } }), 400, 'validation_failed');
-  assertError(t, await a({ method: 'POST', url: '/ai/generate-menu', payload: { dates: ['2026-02-30'], meal_types: ['lunch'] } }), 400, 'validation_failed');
-  t.equal((await a({ method: 'DELETE', url: `/menu?week_start=${week}` })).statusCode, 204);
-  t.equal((await a({ method: 'GET', url: `/menu?week_start=${week}` })).json().id, null);
-});
+    assertError(
+      t,
+      await a({ method: 'POST', url: '/ai/generate-menu', payload: { dates: [week] } }),
+      400,
+      'validation_failed',
+    );
+    assertError(
+      t,
+      await a({ method: 'POST', url: '/ai/generate-menu', payload: { dates: ['2026-02-30'], meal_types: ['lunch'] } }),
+      400,
+      'validation_failed',
+    );
+    t.equal((await a({ method: 'DELETE', url: `/menu?week_start=${week}` })).statusCode, 204);
+    t.equal((await a({ method: 'GET', url: `/menu?week_start=${week}` })).json().id, null);
+  },
+);
 
 t.test('shopping list: recipes × servings, pantry subtracted, grouped, toggled, regenerated', async (t) => {
   const { app, sql } = await buildTestApp(t);
@@ -150,44 +278,100 @@ t.test('shopping list: recipes × servings, pantry subtracted, grouped, toggled,
   // The shopper's recipe for two with 375 g flour, 250 ml milk and 2 eggs; planned at 2 servings on two days.
   const [dish] = await sql`INSERT INTO dishes (source, created_by) VALUES ('user', ${shopper.user.id}) RETURNING id`;
   await sql`INSERT INTO dish_translations (dish_id, language_code, name) VALUES (${dish!.id}, 'en', 'Test pancakes')`;
-  const [recipe] = await sql`INSERT INTO recipes (dish_id, is_default, source, servings, calories_per_serving) VALUES (${dish!.id}, true, 'user', 2, 500) RETURNING id`;
+  const [recipe] =
+    await sql`INSERT INTO recipes (dish_id, is_default, source, servings, calories_per_serving) VALUES (${dish!.id}, true, 'user', 2, 500) RETURNING id`;
   await sql`UPDATE recipes SET created_by = ${shopper.user.id} WHERE id = ${recipe!.id}`;
   await sql`INSERT INTO recipe_ingredients ${sql([
     { recipe_id: recipe!.id, position: 1, product_id: flour!.id, quantity: 375, unit_code: 'g' },
     { recipe_id: recipe!.id, position: 2, product_id: milk!.id, quantity: 0.25, unit_code: 'l' },
     { recipe_id: recipe!.id, position: 3, product_id: egg!.id, quantity: 2, unit_code: 'piece' },
   ])}`;
-  await a({ method: 'PUT', url: '/menu', payload: { week_start: week, items: [
-    { date: week, meal_type: 'breakfast', recipe_id: recipe!.id, servings: 2 },
-    { date: addDays(week, 1), meal_type: 'breakfast', recipe_id: recipe!.id, servings: 2 },
-  ] } });
+  await a({
+    method: 'PUT',
+    url: '/menu',
+    payload: {
+      week_start: week,
+      items: [
+        { date: week, meal_type: 'breakfast', recipe_id: recipe!.id, servings: 2 },
+        { date: addDays(week, 1), meal_type: 'breakfast', recipe_id: recipe!.id, servings: 2 },
+      ],
+    },
+  });
   await a({ method: 'POST', url: '/user-products', payload: { product_id: flour!.id, quantity: 500, unit_code: 'g' } });
-  await a({ method: 'POST', url: '/user-products', payload: { product_id: egg!.id, quantity: 10, unit_code: 'piece' } });
+  await a({
+    method: 'POST',
+    url: '/user-products',
+    payload: { product_id: egg!.id, quantity: 10, unit_code: 'piece' },
+  });
 
   const list = (await a({ method: 'POST', url: '/shopping-list/generate', payload: { week_start: week } })).json();
   const items = list.groups.flatMap((g: { items: object[] }) => g.items);
-  t.match(items.find((i: { product_id: string }) => i.product_id === flour!.id), { quantity: 250, unit_code: 'g' }, '750 g needed, 500 g in stock: 250 g');
-  t.match(items.find((i: { product_id: string }) => i.product_id === milk!.id), { quantity: 500, unit_code: 'ml' }, '2 × 0.25 l');
-  t.notOk(items.some((i: { product_id: string }) => i.product_id === egg!.id), 'eggs fully in stock');
-  const orders = await sql`SELECT code, shop_order FROM product_categories WHERE code = ANY(${list.groups.map((g: { category_code: string }) => g.category_code)})`;
+  t.match(
+    items.find((i: { product_id: string }) => i.product_id === flour!.id),
+    { quantity: 250, unit_code: 'g' },
+    '750 g needed, 500 g in stock: 250 g',
+  );
+  t.match(
+    items.find((i: { product_id: string }) => i.product_id === milk!.id),
+    { quantity: 500, unit_code: 'ml' },
+    '2 × 0.25 l',
+  );
+  t.notOk(
+    items.some((i: { product_id: string }) => i.product_id === egg!.id),
+    'eggs fully in stock',
+  );
+  const orders =
+    await sql`SELECT code, shop_order FROM product_categories WHERE code = ANY(${list.groups.map((g: { category_code: string }) => g.category_code)})`;
   const shopOrder = new Map(orders.map((o) => [o.code, o.shop_order]));
   const sequence = list.groups.map((g: { category_code: string }) => shopOrder.get(g.category_code));
-  t.same(sequence, [...sequence].sort((x, y) => x - y), 'groups in shop order');
+  t.same(
+    sequence,
+    [...sequence].sort((x, y) => x - y),
+    'groups in shop order',
+  );
 
   const flourItem = items.find((i: { product_id: string }) => i.product_id === flour!.id);
-  t.match((await a({ method: 'PATCH', url: `/shopping-list/items/${flourItem.id}`, payload: { checked: true } })).json(), { checked: true });
-  const manual = await a({ method: 'POST', url: '/shopping-list/items', payload: { week_start: week, name: 'Birthday candles', quantity: 12, unit_code: 'piece' } });
+  t.match(
+    (await a({ method: 'PATCH', url: `/shopping-list/items/${flourItem.id}`, payload: { checked: true } })).json(),
+    { checked: true },
+  );
+  const manual = await a({
+    method: 'POST',
+    url: '/shopping-list/items',
+    payload: { week_start: week, name: 'Birthday candles', quantity: 12, unit_code: 'piece' },
+  });
   t.equal(manual.statusCode, 201);
-  assertError(t, await a({ method: 'POST', url: '/shopping-list/items', payload: { name: 'X', unit_code: 'bucket' } }), 400, 'validation_failed');
+  assertError(
+    t,
+    await a({ method: 'POST', url: '/shopping-list/items', payload: { name: 'X', unit_code: 'bucket' } }),
+    400,
+    'validation_failed',
+  );
 
   const again = (await a({ method: 'POST', url: '/shopping-list/generate', payload: { week_start: week } })).json();
   const againItems = again.groups.flatMap((g: { items: object[] }) => g.items);
-  t.match(againItems.find((i: { product_id: string }) => i.product_id === flour!.id), { checked: true }, 'checked state kept');
-  t.ok(againItems.some((i: { name: string }) => i.name === 'Birthday candles'), 'manual items kept');
+  t.match(
+    againItems.find((i: { product_id: string }) => i.product_id === flour!.id),
+    { checked: true },
+    'checked state kept',
+  );
+  t.ok(
+    againItems.some((i: { name: string }) => i.name === 'Birthday candles'),
+    'manual items kept',
+  );
 
-  assertError(t, await b({ method: 'PATCH', url: `/shopping-list/items/${flourItem.id}`, payload: { checked: false } }), 404, 'not_found');
+  assertError(
+    t,
+    await b({ method: 'PATCH', url: `/shopping-list/items/${flourItem.id}`, payload: { checked: false } }),
+    404,
+    'not_found',
+  );
   assertError(t, await b({ method: 'DELETE', url: `/shopping-list/items/${manual.json().id}` }), 404, 'not_found');
   t.same((await b({ method: 'GET', url: `/shopping-list?week_start=${week}` })).json().groups, []);
-  t.same((await b({ method: 'GET', url: `/menu?week_start=${week}` })).json().id, null, "another user's menu is not visible");
+  t.same(
+    (await b({ method: 'GET', url: `/menu?week_start=${week}` })).json().id,
+    null,
+    "another user's menu is not visible",
+  );
   t.equal((await a({ method: 'DELETE', url: `/shopping-list/items/${manual.json().id}` })).statusCode, 204);
 });

@@ -58,7 +58,11 @@ export interface SseEvent {
 }
 
 /** Reads a server-sent event stream over a real socket until the server ends it (or the timeout). */
-export function readStream(url: string, token: string, timeoutMs = 30_000): Promise<{ status: number; events: SseEvent[]; comments: string[] }> {
+export function readStream(
+  url: string,
+  token: string,
+  timeoutMs = 30_000,
+): Promise<{ status: number; events: SseEvent[]; comments: string[] }> {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } }, (res) => {
       const events: SseEvent[] = [];
@@ -67,8 +71,7 @@ export function readStream(url: string, token: string, timeoutMs = 30_000): Prom
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
         buffer += chunk;
-        let end;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
           const block = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
           const fields: Record<string, string> = {};
@@ -79,7 +82,13 @@ export function readStream(url: string, token: string, timeoutMs = 30_000): Prom
               if (i > 0) fields[line.slice(0, i)] = line.slice(i + 1).trimStart();
             }
           }
-          if (fields.event) events.push({ event: fields.event, id: fields.id ?? '', data: fields.data ? JSON.parse(fields.data) : null, at: Date.now() });
+          if (fields.event)
+            events.push({
+              event: fields.event,
+              id: fields.id ?? '',
+              data: fields.data ? JSON.parse(fields.data) : null,
+              at: Date.now(),
+            });
         }
       });
       res.on('end', () => {
@@ -108,7 +117,10 @@ export function fakeJpeg(seed: number, size = 2048): Buffer {
 export async function api(url: string, token: string | null, method: string, path: string, body?: unknown) {
   const res = await fetch(`${url}${path}`, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();

@@ -23,24 +23,53 @@ t.test('partial updates change only sent fields and compute the targets', async 
   const { app } = await buildTestApp(t);
   const put = as(app, await login(app, 'p2'));
   const dob = addYears(todayUtc(), -30);
-  let res = await put({ method: 'PUT', url: '/profile', payload: { name: 'Anna', sex: 'female', height_cm: 165, weight_kg: 60 } });
+  let res = await put({
+    method: 'PUT',
+    url: '/profile',
+    payload: { name: 'Anna', sex: 'female', height_cm: 165, weight_kg: 60 },
+  });
   t.equal(res.statusCode, 200);
   t.match(res.json(), { name: 'Anna', height_cm: 165, weight_kg: 60, bmr: null, calorie_target: null });
 
-  res = await put({ method: 'PUT', url: '/profile', payload: { date_of_birth: dob, activity_level: 'light', goal: 'maintain' } });
+  res = await put({
+    method: 'PUT',
+    url: '/profile',
+    payload: { date_of_birth: dob, activity_level: 'light', goal: 'maintain' },
+  });
   // 10·60 + 6.25·165 − 5·30 − 161 = 1320.25; × 1.375 = 1815.3
   t.match(res.json(), { name: 'Anna', age: 30, bmr: 1320.25, calorie_target: 1815 });
   // 1815 × .25 / 4 = 113.4; × .30 / 9 = 60.5; × .45 / 4 = 204.2
   t.same(res.json().macro_targets, { protein_g: 113, fat_g: 61, carbs_g: 204 });
 
-  res = await put({ method: 'PUT', url: '/profile', payload: { preferences: { language: 'ru', cuisines: ['russian', 'italian'] } } });
-  t.same(res.json().preferences, { language: 'ru', cuisines: ['russian', 'italian'], excluded_tags: [], meals_per_day: 3 });
-  res = await put({ method: 'PUT', url: '/profile', payload: { preferences: { meals_per_day: 5, excluded_tags: ['contains_pork'] } } });
-  t.same(res.json().preferences, { language: 'ru', cuisines: ['russian', 'italian'], excluded_tags: ['contains_pork'], meals_per_day: 5 }, 'preferences merge key by key');
+  res = await put({
+    method: 'PUT',
+    url: '/profile',
+    payload: { preferences: { language: 'ru', cuisines: ['russian', 'italian'] } },
+  });
+  t.same(res.json().preferences, {
+    language: 'ru',
+    cuisines: ['russian', 'italian'],
+    excluded_tags: [],
+    meals_per_day: 3,
+  });
+  res = await put({
+    method: 'PUT',
+    url: '/profile',
+    payload: { preferences: { meals_per_day: 5, excluded_tags: ['contains_pork'] } },
+  });
+  t.same(
+    res.json().preferences,
+    { language: 'ru', cuisines: ['russian', 'italian'], excluded_tags: ['contains_pork'], meals_per_day: 5 },
+    'preferences merge key by key',
+  );
 
   res = await put({ method: 'PUT', url: '/profile', payload: { goal: null } });
   t.match(res.json(), { goal: null, calorie_target: null, bmr: 1320.25 });
-  t.equal((await put({ method: 'PUT', url: '/profile', payload: {} })).json().name, 'Anna', 'an empty update changes nothing');
+  t.equal(
+    (await put({ method: 'PUT', url: '/profile', payload: {} })).json().name,
+    'Anna',
+    'an empty update changes nothing',
+  );
 });
 
 t.test('invalid input is 400 and changes nothing', async (t) => {
@@ -73,11 +102,16 @@ t.test('invalid input is 400 and changes nothing', async (t) => {
     ['valid field with an invalid one', { height_cm: 170, preferences: { language: 'xx' } }],
     ['string for number', { height_cm: '170' }],
   ];
-  for (const [name, payload] of cases) {
+  for (const [_name, payload] of cases) {
     const res = await put({ method: 'PUT', url: '/profile', payload: payload as object });
     assertError(t, res, 400, 'validation_failed');
   }
-  const bad = await put({ method: 'PUT', url: '/profile', payload: '{"name":', headers: { 'content-type': 'application/json' } });
+  const bad = await put({
+    method: 'PUT',
+    url: '/profile',
+    payload: '{"name":',
+    headers: { 'content-type': 'application/json' },
+  });
   assertError(t, bad, 400, 'invalid_json');
   const after = (await put({ method: 'GET', url: '/profile' })).json();
   t.match(after, { name: 'Before', height_cm: 180, preferences: { language: null, cuisines: [] } });
@@ -98,28 +132,42 @@ t.test('boundaries are inclusive', async (t) => {
   }
 });
 
-t.test('concurrent reads share statements yet each user gets their own profile, with every write before it', async (t) => {
-  const { app } = await buildTestApp(t);
-  const users = await Promise.all(['c1', 'c2', 'c3', 'c4'].map(async (subject) => ({ subject, get: as(app, await login(app, subject)) })));
-  const date = todayUtc();
-  for (const [i, { get }] of users.entries()) {
-    t.equal((await get({ method: 'PUT', url: '/profile', payload: { name: `user ${i}`, weight_kg: 60 + i } })).statusCode, 200);
-  }
-  for (let round = 0; round < 3; round++) {
-    // Everyone at once, in an order unlike the rows': profile and diary reads of one turn go out as one statement.
-    const order = [2, 0, 3, 1];
-    const answers = await Promise.all(
-      order.flatMap((i) => {
-        const { get } = users[i]!;
-        return [get({ method: 'GET', url: '/profile' }), get({ method: 'GET', url: `/diary?date=${date}` }), get({ method: 'GET', url: '/profile' })];
-      }),
+t.test(
+  'concurrent reads share statements yet each user gets their own profile, with every write before it',
+  async (t) => {
+    const { app } = await buildTestApp(t);
+    const users = await Promise.all(
+      ['c1', 'c2', 'c3', 'c4'].map(async (subject) => ({ subject, get: as(app, await login(app, subject)) })),
     );
-    order.forEach((i, n) => {
-      t.match(answers[3 * n]!.json(), { name: `user ${i}`, weight_kg: 60 + i + round });
-      t.equal(answers[3 * n + 1]!.statusCode, 200);
-      t.match(answers[3 * n + 2]!.json(), { name: `user ${i}`, weight_kg: 60 + i + round });
-    });
-    // A write is seen by the very next read, even one batched with other users' reads.
-    await Promise.all(users.map(({ get }, i) => get({ method: 'PUT', url: '/profile', payload: { weight_kg: 61 + i + round } })));
-  }
-});
+    const date = todayUtc();
+    for (const [i, { get }] of users.entries()) {
+      t.equal(
+        (await get({ method: 'PUT', url: '/profile', payload: { name: `user ${i}`, weight_kg: 60 + i } })).statusCode,
+        200,
+      );
+    }
+    for (let round = 0; round < 3; round++) {
+      // Everyone at once, in an order unlike the rows': profile and diary reads of one turn go out as one statement.
+      const order = [2, 0, 3, 1];
+      const answers = await Promise.all(
+        order.flatMap((i) => {
+          const { get } = users[i]!;
+          return [
+            get({ method: 'GET', url: '/profile' }),
+            get({ method: 'GET', url: `/diary?date=${date}` }),
+            get({ method: 'GET', url: '/profile' }),
+          ];
+        }),
+      );
+      order.forEach((i, n) => {
+        t.match(answers[3 * n]!.json(), { name: `user ${i}`, weight_kg: 60 + i + round });
+        t.equal(answers[3 * n + 1]!.statusCode, 200);
+        t.match(answers[3 * n + 2]!.json(), { name: `user ${i}`, weight_kg: 60 + i + round });
+      });
+      // A write is seen by the very next read, even one batched with other users' reads.
+      await Promise.all(
+        users.map(({ get }, i) => get({ method: 'PUT', url: '/profile', payload: { weight_kg: 61 + i + round } })),
+      );
+    }
+  },
+);

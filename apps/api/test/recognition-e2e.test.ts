@@ -42,7 +42,10 @@ t.test('end to end: API and both workers as processes, jobs streamed over real s
   const token = await loginOver(apiA.url, 'e2e-user');
 
   // Submitted before any dish worker runs, so the streams open on a queued job.
-  const submitted = await api(apiA.url, token, 'POST', '/ai/recognize-dish', { image: imageJson(fakeJpeg(1)), target_meal_type: 'lunch' });
+  const submitted = await api(apiA.url, token, 'POST', '/ai/recognize-dish', {
+    image: imageJson(fakeJpeg(1)),
+    target_meal_type: 'lunch',
+  });
   t.equal(submitted.status, 202);
   const jobId = submitted.body.job_id;
   const streams = Promise.all([
@@ -55,19 +58,33 @@ t.test('end to end: API and both workers as processes, jobs streamed over real s
   t.equal(onA.status, 200);
   t.same(statuses(onA.events), ['queued', 'processing', 'done'], 'queued, processing, done in order');
   t.same(statuses(onB.events), ['queued', 'processing', 'done'], 'the second API process delivers the same job');
-  t.same(onA.events.map((e) => e.id), onA.events.map((_, i) => String(i + 1)), 'event ids count up');
+  t.same(
+    onA.events.map((e) => e.id),
+    onA.events.map((_, i) => String(i + 1)),
+    'event ids count up',
+  );
   const result = onA.events.at(-1)!.data.result;
-  t.match(result, { model: 'gpt-4o-mini', dishes: [{ name: 'Borscht', portions: 1.5, portion_g: 350, confidence: 0.9 }] });
+  t.match(result, {
+    model: 'gpt-4o-mini',
+    dishes: [{ name: 'Borscht', portions: 1.5, portion_g: 350, confidence: 0.9 }],
+  });
   const [borscht] = await sql`SELECT d.id FROM dishes d WHERE d.code = 'borscht'`;
   t.equal(result.dishes[0].dish_id, borscht!.id, 'matched to the catalog dish');
   t.ok(result.dishes[0].calories > 0);
 
-  const products = await api(apiB.url, token, 'POST', '/ai/recognize-products', { images: [1, 2, 3, 4].map((i) => imageJson(fakeJpeg(20 + i))) });
+  const products = await api(apiB.url, token, 'POST', '/ai/recognize-products', {
+    images: [1, 2, 3, 4].map((i) => imageJson(fakeJpeg(20 + i))),
+  });
   const stream = await readStream(`${apiB.url}/ai/product-jobs/${products.body.job_id}/stream`, token);
   const done = stream.events.at(-1)!.data;
   t.equal(done.status, 'done');
-  t.match(done.result.items, [{ name: 'Milk 3.2%', quantity: 4, unit_code: 'l', storage_days: Number }], 'four photos merged into one line');
-  const [timing] = await sql`SELECT extract(epoch FROM finished_at - started_at)::float8 AS seconds FROM product_recognition_jobs WHERE id = ${products.body.job_id}`;
+  t.match(
+    done.result.items,
+    [{ name: 'Milk 3.2%', quantity: 4, unit_code: 'l', storage_days: Number }],
+    'four photos merged into one line',
+  );
+  const [timing] =
+    await sql`SELECT extract(epoch FROM finished_at - started_at)::float8 AS seconds FROM product_recognition_jobs WHERE id = ${products.body.job_id}`;
   t.ok(timing!.seconds < 1.2, `4 photos at 300 ms each took ${timing!.seconds.toFixed(2)} s: recognised in parallel`);
   const applied = await api(apiA.url, token, 'POST', `/ai/product-jobs/${products.body.job_id}/apply`, {});
   t.equal(applied.status, 200);
@@ -76,7 +93,8 @@ t.test('end to end: API and both workers as processes, jobs streamed over real s
   // An idle worker starts a new job promptly (NOTIFY, not the polling interval).
   const quick = await api(apiA.url, token, 'POST', '/ai/recognize-dish', { image: imageJson(fakeJpeg(2)) });
   await readStream(`${apiA.url}/ai/jobs/${quick.body.job_id}/stream`, token);
-  const [pickup] = await sql`SELECT extract(epoch FROM started_at - created_at)::float8 * 1000 AS ms FROM dish_recognition_jobs WHERE id = ${quick.body.job_id}`;
+  const [pickup] =
+    await sql`SELECT extract(epoch FROM started_at - created_at)::float8 * 1000 AS ms FROM dish_recognition_jobs WHERE id = ${quick.body.job_id}`;
   t.ok(pickup!.ms < 1000, `picked up ${pickup!.ms.toFixed(0)} ms after submission`);
 });
 
@@ -101,14 +119,24 @@ t.test('a worker killed mid-job: another worker completes it', async (t) => {
   const fast = await fakeOpenAi(visionReplies());
   t.teardown(fast.close);
   const apiA = await startService(t, 'api', { DATABASE_URL: url });
-  const doomed = await startService(t, 'dish-worker', { DATABASE_URL: url, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: slow.baseUrl, QUEUE_SUPERVISE_SECONDS: '1' });
+  const doomed = await startService(t, 'dish-worker', {
+    DATABASE_URL: url,
+    OPENAI_API_KEY: 'k',
+    OPENAI_BASE_URL: slow.baseUrl,
+    QUEUE_SUPERVISE_SECONDS: '1',
+  });
   const token = await loginOver(apiA.url, 'resilient');
   const job = await api(apiA.url, token, 'POST', '/ai/recognize-dish', { image: imageJson(fakeJpeg(9)) });
   const until = Date.now() + 10_000;
   while (Date.now() < until && slow.requests.length === 0) await new Promise((r) => setTimeout(r, 50));
   t.equal(slow.requests.length, 1, 'the first worker was in the middle of the job');
   doomed.child.kill('SIGKILL');
-  await startService(t, 'dish-worker', { DATABASE_URL: url, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: fast.baseUrl, QUEUE_SUPERVISE_SECONDS: '1' });
+  await startService(t, 'dish-worker', {
+    DATABASE_URL: url,
+    OPENAI_API_KEY: 'k',
+    OPENAI_BASE_URL: fast.baseUrl,
+    QUEUE_SUPERVISE_SECONDS: '1',
+  });
   const stream = await readStream(`${apiA.url}/ai/jobs/${job.body.job_id}/stream`, token, 60_000);
   t.equal(stream.events.at(-1)!.data.status, 'done', 'completed by the second worker');
   const [row] = await sql`SELECT attempts FROM dish_recognition_jobs WHERE id = ${job.body.job_id}`;
@@ -124,13 +152,25 @@ t.test('paid jobs are taken before every waiting free job', async (t) => {
   const paid = await loginOver(apiA.url, 'paid-user');
   await sql`UPDATE users SET plan = 'paid' WHERE external_subject = 'paid-user'`;
   const ids: string[] = [];
-  for (let i = 0; i < 4; i++) ids.push((await api(apiA.url, free, 'POST', '/ai/recognize-dish', { image: imageJson(fakeJpeg(30 + i)) })).body.job_id);
+  for (let i = 0; i < 4; i++)
+    ids.push(
+      (await api(apiA.url, free, 'POST', '/ai/recognize-dish', { image: imageJson(fakeJpeg(30 + i)) })).body.job_id,
+    );
   const paidJob = await api(apiA.url, paid, 'POST', '/ai/recognize-dish', { image: imageJson(fakeJpeg(40)) });
   t.equal(paidJob.body.queue_position, 0, 'nothing is ahead of a paid job');
   // One slot: the worker starts only after every job is waiting, and must take the paid one first.
-  await startService(t, 'dish-worker', { DATABASE_URL: url, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: model.baseUrl, WORKER_CONCURRENCY: '1' });
+  await startService(t, 'dish-worker', {
+    DATABASE_URL: url,
+    OPENAI_API_KEY: 'k',
+    OPENAI_BASE_URL: model.baseUrl,
+    WORKER_CONCURRENCY: '1',
+  });
   await readStream(`${apiA.url}/ai/jobs/${ids.at(-1)}/stream`, free, 30_000);
   const order = await sql`SELECT id FROM dish_recognition_jobs ORDER BY started_at`;
   t.equal(order[0]!.id, paidJob.body.job_id, 'the paid job was started first');
-  t.same(order.slice(1).map((r) => r.id), ids, 'then the free jobs in submission order');
+  t.same(
+    order.slice(1).map((r) => r.id),
+    ids,
+    'then the free jobs in submission order',
+  );
 });

@@ -10,7 +10,11 @@ t.test('submissions: types by magic bytes, sizes, counts, both body forms', asyn
   const a = as(app, alice);
   const b = as(app, await login(app, 'bob'));
 
-  const json = await a({ method: 'POST', url: '/ai/recognize-dish', payload: { image: imageJson(fakeJpeg(1)), target_date: '2026-11-22', target_meal_type: 'lunch' } });
+  const json = await a({
+    method: 'POST',
+    url: '/ai/recognize-dish',
+    payload: { image: imageJson(fakeJpeg(1)), target_date: '2026-11-22', target_meal_type: 'lunch' },
+  });
   t.equal(json.statusCode, 202);
   t.match(json.json(), { job_id: String, status: 'queued', queue_position: 0, estimated_seconds: Number });
 
@@ -19,7 +23,9 @@ t.test('submissions: types by magic bytes, sizes, counts, both body forms', asyn
     Buffer.concat([
       ...parts.map((p) =>
         Buffer.concat([
-          Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${p.file ? `; filename="${p.name}.jpg"\r\nContent-Type: image/jpeg` : ''}\r\n\r\n`),
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${p.file ? `; filename="${p.name}.jpg"\r\nContent-Type: image/jpeg` : ''}\r\n\r\n`,
+          ),
           p.file ?? Buffer.from(p.value ?? ''),
           Buffer.from('\r\n'),
         ]),
@@ -27,86 +33,222 @@ t.test('submissions: types by magic bytes, sizes, counts, both body forms', asyn
       Buffer.from(`--${boundary}--\r\n`),
     ]);
   const form = (url: string, parts: Parameters<typeof multipart>[0]) =>
-    a({ method: 'POST', url, payload: multipart(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+    a({
+      method: 'POST',
+      url,
+      payload: multipart(parts),
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
 
-  const mp = await form('/ai/recognize-dish', [{ name: 'image', file: fakeJpeg(2) }, { name: 'target_meal_type', value: 'dinner' }]);
+  const mp = await form('/ai/recognize-dish', [
+    { name: 'image', file: fakeJpeg(2) },
+    { name: 'target_meal_type', value: 'dinner' },
+  ]);
   t.equal(mp.statusCode, 202, mp.body);
   const second = mp.json();
   t.equal(second.queue_position, 1, 'the first job is ahead of it');
-  const [row] = await sql`SELECT status, target_meal_type, jsonb_array_length(images) AS n FROM dish_recognition_jobs WHERE id = ${second.job_id}`;
+  const [row] =
+    await sql`SELECT status, target_meal_type, jsonb_array_length(images) AS n FROM dish_recognition_jobs WHERE id = ${second.job_id}`;
   t.match(row, { status: 'queued', target_meal_type: 'dinner', n: 1 });
-  const [queued] = await sql`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'dish-recognition-free' AND data->>'jobId' = ${second.job_id}`;
+  const [queued] =
+    await sql`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'dish-recognition-free' AND data->>'jobId' = ${second.job_id}`;
   t.equal(queued!.n, 1, 'the queue entry was committed with the job');
 
-  const products = await form('/ai/recognize-receipt', [1, 2, 3].map((i) => ({ name: 'images', file: fakeJpeg(10 + i) })));
+  const products = await form(
+    '/ai/recognize-receipt',
+    [1, 2, 3].map((i) => ({ name: 'images', file: fakeJpeg(10 + i) })),
+  );
   t.equal(products.statusCode, 202, products.body);
 
   const jobsBefore = (await sql`SELECT count(*)::int AS n FROM dish_recognition_jobs`)[0]!.n;
-  assertError(t, await a({ method: 'POST', url: '/ai/recognize-dish', payload: { image: { content_type: 'image/jpeg', data_base64: Buffer.from('GIF89a....').toString('base64') } } }), 415, 'unsupported_media_type');
-  assertError(t, await form('/ai/recognize-dish', [{ name: 'image', file: Buffer.from('%PDF-1.7 not an image') }]), 415, 'unsupported_media_type');
-  assertError(t, await form('/ai/recognize-dish', [{ name: 'image', file: fakeJpeg(3, 8 * 1024 * 1024 + 10) }]), 413, 'payload_too_large');
-  assertError(t, await a({ method: 'POST', url: '/ai/recognize-dish', payload: { image: imageJson(fakeJpeg(3, 8 * 1024 * 1024 + 10)) } }), 413);
-  assertError(t, await form('/ai/recognize-dish', [{ name: 'target_meal_type', value: 'lunch' }]), 400, 'missing_image');
-  assertError(t, await form('/ai/recognize-dish', [{ name: 'image', file: fakeJpeg(4) }, { name: 'image', file: fakeJpeg(5) }]), 400, 'too_many_images');
-  assertError(t, await a({ method: 'POST', url: '/ai/recognize-products', payload: { images: Array.from({ length: 11 }, (_, i) => imageJson(fakeJpeg(i))) } }), 400, 'validation_failed');
-  assertError(t, await a({ method: 'POST', url: '/ai/recognize-products', payload: { images: [] } }), 400, 'validation_failed');
-  assertError(t, await form('/ai/recognize-dish', [{ name: 'image', file: fakeJpeg(6) }, { name: 'target_date', value: '2026-02-30' }]), 400, 'validation_failed');
-  assertError(t, await a({ method: 'POST', url: '/ai/recognize-dish', payload: { image: imageJson(fakeJpeg(7)), calories: 100 } }), 400, 'validation_failed');
-  assertError(t, await a({ method: 'POST', url: '/ai/recognize-dish', payload: { image: { content_type: 'image/jpeg', data_base64: '%%%not base64%%%' } } }), 400);
-  t.equal((await sql`SELECT count(*)::int AS n FROM dish_recognition_jobs`)[0]!.n, jobsBefore, 'rejected submissions store nothing');
+  assertError(
+    t,
+    await a({
+      method: 'POST',
+      url: '/ai/recognize-dish',
+      payload: { image: { content_type: 'image/jpeg', data_base64: Buffer.from('GIF89a....').toString('base64') } },
+    }),
+    415,
+    'unsupported_media_type',
+  );
+  assertError(
+    t,
+    await form('/ai/recognize-dish', [{ name: 'image', file: Buffer.from('%PDF-1.7 not an image') }]),
+    415,
+    'unsupported_media_type',
+  );
+  assertError(
+    t,
+    await form('/ai/recognize-dish', [{ name: 'image', file: fakeJpeg(3, 8 * 1024 * 1024 + 10) }]),
+    413,
+    'payload_too_large',
+  );
+  assertError(
+    t,
+    await a({
+      method: 'POST',
+      url: '/ai/recognize-dish',
+      payload: { image: imageJson(fakeJpeg(3, 8 * 1024 * 1024 + 10)) },
+    }),
+    413,
+  );
+  assertError(
+    t,
+    await form('/ai/recognize-dish', [{ name: 'target_meal_type', value: 'lunch' }]),
+    400,
+    'missing_image',
+  );
+  assertError(
+    t,
+    await form('/ai/recognize-dish', [
+      { name: 'image', file: fakeJpeg(4) },
+      { name: 'image', file: fakeJpeg(5) },
+    ]),
+    400,
+    'too_many_images',
+  );
+  assertError(
+    t,
+    await a({
+      method: 'POST',
+      url: '/ai/recognize-products',
+      payload: { images: Array.from({ length: 11 }, (_, i) => imageJson(fakeJpeg(i))) },
+    }),
+    400,
+    'validation_failed',
+  );
+  assertError(
+    t,
+    await a({ method: 'POST', url: '/ai/recognize-products', payload: { images: [] } }),
+    400,
+    'validation_failed',
+  );
+  assertError(
+    t,
+    await form('/ai/recognize-dish', [
+      { name: 'image', file: fakeJpeg(6) },
+      { name: 'target_date', value: '2026-02-30' },
+    ]),
+    400,
+    'validation_failed',
+  );
+  assertError(
+    t,
+    await a({ method: 'POST', url: '/ai/recognize-dish', payload: { image: imageJson(fakeJpeg(7)), calories: 100 } }),
+    400,
+    'validation_failed',
+  );
+  assertError(
+    t,
+    await a({
+      method: 'POST',
+      url: '/ai/recognize-dish',
+      payload: { image: { content_type: 'image/jpeg', data_base64: '%%%not base64%%%' } },
+    }),
+    400,
+  );
+  t.equal(
+    (await sql`SELECT count(*)::int AS n FROM dish_recognition_jobs`)[0]!.n,
+    jobsBefore,
+    'rejected submissions store nothing',
+  );
 
   assertError(t, await b({ method: 'GET', url: `/ai/jobs/${second.job_id}` }), 404, 'not_found');
   assertError(t, await b({ method: 'GET', url: `/ai/jobs/${second.job_id}/stream` }), 404, 'not_found');
   assertError(t, await b({ method: 'GET', url: `/ai/product-jobs/${products.json().job_id}` }), 404, 'not_found');
-  assertError(t, await b({ method: 'POST', url: `/ai/product-jobs/${products.json().job_id}/apply`, payload: {} }), 404, 'not_found');
-  assertError(t, await a({ method: 'POST', url: `/ai/product-jobs/${products.json().job_id}/apply`, payload: {} }), 409, 'job_not_done');
+  assertError(
+    t,
+    await b({ method: 'POST', url: `/ai/product-jobs/${products.json().job_id}/apply`, payload: {} }),
+    404,
+    'not_found',
+  );
+  assertError(
+    t,
+    await a({ method: 'POST', url: `/ai/product-jobs/${products.json().job_id}/apply`, payload: {} }),
+    409,
+    'job_not_done',
+  );
   t.same((await b({ method: 'GET', url: '/ai/jobs' })).json().items, []);
   t.equal((await a({ method: 'GET', url: '/ai/jobs' })).json().items.length, 2);
   t.equal((await a({ method: 'GET', url: '/ai/product-jobs' })).json().items.length, 1);
   t.equal((await a({ method: 'GET', url: '/ai/product-jobs/history?limit=1' })).json().items.length, 1);
 
-  const linked = await a({ method: 'POST', url: '/diary', payload: { date: '2026-11-22', meal_type: 'lunch', name: 'Borscht', job_id: second.job_id } });
+  const linked = await a({
+    method: 'POST',
+    url: '/diary',
+    payload: { date: '2026-11-22', meal_type: 'lunch', name: 'Borscht', job_id: second.job_id },
+  });
   t.equal(linked.statusCode, 201);
-  t.same((await a({ method: 'GET', url: '/ai/jobs' })).json().items.map((j: { id: string }) => j.id), [json.json().job_id], 'a linked job leaves /ai/jobs');
+  t.same(
+    (await a({ method: 'GET', url: '/ai/jobs' })).json().items.map((j: { id: string }) => j.id),
+    [json.json().job_id],
+    'a linked job leaves /ai/jobs',
+  );
 });
 
-t.test('a stream sends each state as a read gives it, whether the notification carries the job or is too large to', async (t) => {
-  const { app, sql } = await buildTestApp(t);
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const session = await login(app, 'streamer');
-  const job = (await as(app, session)({ method: 'POST', url: '/ai/recognize-receipt', payload: { images: [imageJson(fakeJpeg(3))] } })).json();
-  const stream = readStream(`${url}/ai/product-jobs/${job.job_id}/stream`, session.access_token, 10_000);
-  while (app.jobEvents.size === 0) await new Promise((r) => setTimeout(r, 10));
-  const read = async () => JSON.parse(JSON.stringify(await recognitionRepository(app.sql).byId('product', job.job_id)));
+t.test(
+  'a stream sends each state as a read gives it, whether the notification carries the job or is too large to',
+  async (t) => {
+    const { app, sql } = await buildTestApp(t);
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    const session = await login(app, 'streamer');
+    const job = (
+      await as(
+        app,
+        session,
+      )({ method: 'POST', url: '/ai/recognize-receipt', payload: { images: [imageJson(fakeJpeg(3))] } })
+    ).json();
+    const stream = readStream(`${url}/ai/product-jobs/${job.job_id}/stream`, session.access_token, 10_000);
+    while (app.jobEvents.size === 0) await new Promise((r) => setTimeout(r, 10));
+    const read = async () =>
+      JSON.parse(JSON.stringify(await recognitionRepository(app.sql).byId('product', job.job_id)));
 
-  await sql`UPDATE product_recognition_jobs SET status = 'processing', updated_at = now() WHERE id = ${job.job_id}`;
-  const processing = await read();
-  // Far beyond the 8,000 bytes a notification holds: the hub reads this one back.
-  const items = Array.from({ length: 200 }, (_, i) => ({ name: `Receipt line number ${i}`, product_id: null, quantity: 1, unit_code: 'piece', storage_days: 7, confidence: 0.5, price: 1.5 }));
-  await sql`UPDATE product_recognition_jobs SET status = 'done', result = ${sql.json({ items, model: 'test' })},
+    await sql`UPDATE product_recognition_jobs SET status = 'processing', updated_at = now() WHERE id = ${job.job_id}`;
+    const processing = await read();
+    // Far beyond the 8,000 bytes a notification holds: the hub reads this one back.
+    const items = Array.from({ length: 200 }, (_, i) => ({
+      name: `Receipt line number ${i}`,
+      product_id: null,
+      quantity: 1,
+      unit_code: 'piece',
+      storage_days: 7,
+      confidence: 0.5,
+      price: 1.5,
+    }));
+    await sql`UPDATE product_recognition_jobs SET status = 'done', result = ${sql.json({ items, model: 'test' })},
             finished_at = now(), updated_at = now() WHERE id = ${job.job_id}`;
-  const done = await read();
+    const done = await read();
 
-  const { events } = await stream;
-  t.same(events.map((e) => e.data.status), ['queued', 'processing', 'done']);
-  t.same(events[1]!.data, processing, 'carried by the notification: the same JSON as a read');
-  t.same(events[2]!.data, done, 'too large to carry: read back whole');
-  t.equal(events[2]!.data.result.items.length, 200);
-  for (const event of events) t.match(event.data.updated_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/, 'RFC 3339 in UTC');
-  const listed = (await as(app, session)({ method: 'GET', url: '/ai/product-jobs' })).json().items[0];
-  t.same(listed, done, 'the same job from the list');
-});
+    const { events } = await stream;
+    t.same(
+      events.map((e) => e.data.status),
+      ['queued', 'processing', 'done'],
+    );
+    t.same(events[1]!.data, processing, 'carried by the notification: the same JSON as a read');
+    t.same(events[2]!.data, done, 'too large to carry: read back whole');
+    t.equal(events[2]!.data.result.items.length, 200);
+    for (const event of events)
+      t.match(event.data.updated_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/, 'RFC 3339 in UTC');
+    const listed = (await as(app, session)({ method: 'GET', url: '/ai/product-jobs' })).json().items[0];
+    t.same(listed, done, 'the same job from the list');
+  },
+);
 
 t.test('a stream opened while the process drains gets its first event, then is told to reconnect', async (t) => {
   const { app } = await buildTestApp(t);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const session = await login(app, 'late');
-  const job = (await as(app, session)({ method: 'POST', url: '/ai/recognize-dish', payload: { image: imageJson(fakeJpeg(4)) } })).json();
+  const job = (
+    await as(app, session)({ method: 'POST', url: '/ai/recognize-dish', payload: { image: imageJson(fakeJpeg(4)) } })
+  ).json();
   // As after SIGTERM, once the streams open until then have been closed.
   app.draining = true;
   const { events, comments } = await readStream(`${url}/ai/jobs/${job.job_id}/stream`, session.access_token, 5_000);
-  t.same(events.map((e) => e.data.status), ['queued']);
+  t.same(
+    events.map((e) => e.data.status),
+    ['queued'],
+  );
   t.ok(comments.includes('server shutting down, reconnect'), 'ended with the reconnect comment');
 });

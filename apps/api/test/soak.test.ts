@@ -12,5 +12,8 @@ t.test('soak, short form: mixed load with open streams, no errors, every job don
   t.ok(report.streamsOpened >= 50, `${report.streamsOpened} streams were open`);
   t.equal(report.jobsUnfinished, 0, `all ${report.jobsSubmitted} jobs finished`);
   t.equal(report.openStreamsAfter, 0, 'no stream left open');
-  t.ok(report.apiRssEndMiB - report.apiRssStartMiB < 150, `API memory ${report.apiRssStartMiB} -> ${report.apiRssEndMiB} MiB`);
+  t.ok(
+    report.apiRssEndMiB - report.apiRssStartMiB < 150,
+    `API memory ${report.apiRssStartMiB} -> ${report.apiRssEndMiB} MiB`,
+  );
 });

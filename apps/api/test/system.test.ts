@@ -12,7 +12,9 @@ t.test('health really checks the database', async (t) => {
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   t.teardown(() => admin.end());
   await admin.unsafe(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
-  await admin.unsafe(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}' AND pid <> pg_backend_pid()`);
+  await admin.unsafe(
+    `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}' AND pid <> pg_backend_pid()`,
+  );
   const down = await app.inject({ method: 'GET', url: '/health' });
   t.equal(down.statusCode, 503);
   t.match(down.json(), { status: 'error', db: 'down' });
@@ -49,12 +51,17 @@ t.test('CORS: localhost origins allowed with the contract headers, others refuse
     const res = await app.inject({
       method: 'OPTIONS',
       url: '/profile',
-      headers: { origin, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'authorization,content-type' },
+      headers: {
+        origin,
+        'access-control-request-method': 'PUT',
+        'access-control-request-headers': 'authorization,content-type',
+      },
     });
     t.equal(res.statusCode, 204, origin);
     t.equal(res.headers['access-control-allow-origin'], origin);
     const allowed = String(res.headers['access-control-allow-headers']).toLowerCase();
-    for (const h of ['authorization', 'content-type', 'accept-language', 'cache-control', 'x-request-id']) t.match(allowed, h);
+    for (const h of ['authorization', 'content-type', 'accept-language', 'cache-control', 'x-request-id'])
+      t.match(allowed, h);
   }
   for (const origin of ['https://evil.example', 'http://localhost.evil.example', 'https://localhost:3000']) {
     const res = await app.inject({
@@ -74,7 +81,10 @@ t.test('Accept-Language picks the language, falling back to the profile, then En
       url: '/cuisines',
       headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) },
     });
-    return { lang: res.headers['content-language'], name: res.json().find((c: { code: string }) => c.code === 'italian').name };
+    return {
+      lang: res.headers['content-language'],
+      name: res.json().find((c: { code: string }) => c.code === 'italian').name,
+    };
   };
   t.same(await name({}), { lang: 'en', name: 'Italian' });
   t.same(await name({ 'accept-language': 'de-DE,de;q=0.9,en;q=0.5' }), { lang: 'de', name: 'Italienisch' });
@@ -101,19 +111,36 @@ t.test('reference routes: public lists, units behind a token, 12 languages each'
     const res = await app.inject({ method: 'GET', url: path, headers: { 'accept-language': 'zh' } });
     t.equal(res.statusCode, 200, path);
     t.ok(res.json().length > 5);
-    t.ok(res.json().every((i: { name: string }) => /[\u3400-\u9fff]/.test(i.name)), `${path} in Chinese`);
+    t.ok(
+      res.json().every((i: { name: string }) => /[\u3400-\u9fff]/.test(i.name)),
+      `${path} in Chinese`,
+    );
   }
   assertError(t, await app.inject({ method: 'GET', url: '/units' }), 401, 'missing_token');
-  const units = (await as(app, await login(app, 'u'))({ method: 'GET', url: '/units', headers: { 'accept-language': 'ru' } })).json();
+  const units = (
+    await as(app, await login(app, 'u'))({ method: 'GET', url: '/units', headers: { 'accept-language': 'ru' } })
+  ).json();
   t.ok(units.length >= 20);
-  t.match(units.find((u: { code: string }) => u.code === 'tbsp'), { name: /ложка/, short: String });
+  t.match(
+    units.find((u: { code: string }) => u.code === 'tbsp'),
+    { name: /ложка/, short: String },
+  );
 });
 
 t.test('the OpenAPI document lists every route with its schemas', async (t) => {
   const { app } = await buildTestApp(t);
   const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
   t.equal(doc.openapi, '3.1.0');
-  for (const path of ['/health', '/auth/login', '/auth/refresh', '/auth/logout', '/profile', '/languages', '/units', '/cuisines']) {
+  for (const path of [
+    '/health',
+    '/auth/login',
+    '/auth/refresh',
+    '/auth/logout',
+    '/profile',
+    '/languages',
+    '/units',
+    '/cuisines',
+  ]) {
     t.ok(doc.paths[path], path);
   }
   t.ok(doc.paths['/profile'].put.requestBody, 'bodies are documented');

@@ -26,7 +26,8 @@ export function productRecognizer(sql: Sql, vision: VisionModel): JobHandler {
   return ({ jobId }, signal) =>
     runRecognitionJob(jobs, 'product', jobId, {
       expiredMessage: 'The photos are no longer stored',
-      recognise: (job) => Promise.all(job.images.map((image) => vision.recognizeProducts(image, job.job_type!, signal))),
+      recognise: (job) =>
+        Promise.all(job.images.map((image) => vision.recognizeProducts(image, job.job_type!, signal))),
       result: async (_job, answers) => {
         const lines = answers.flatMap((a) => a.items);
         const matched = await recipes.matchProducts(lines.map((l) => l.name));
@@ -38,10 +39,13 @@ export function productRecognizer(sql: Sql, vision: VisionModel): JobHandler {
           if (existing) {
             existing.quantity += line.quantity;
             existing.confidence = Math.max(existing.confidence, line.confidence);
-            existing.price = existing.price === null && line.price === null ? null : (existing.price ?? 0) + (line.price ?? 0);
+            existing.price =
+              existing.price === null && line.price === null ? null : (existing.price ?? 0) + (line.price ?? 0);
             continue;
           }
-          const storage = productId ? ((await pantry.productDefaults(productId))?.storage_days ?? DEFAULT_STORAGE_DAYS) : DEFAULT_STORAGE_DAYS;
+          const storage = productId
+            ? ((await pantry.productDefaults(productId))?.storage_days ?? DEFAULT_STORAGE_DAYS)
+            : DEFAULT_STORAGE_DAYS;
           merged.set(key, {
             name: line.name.trim(),
             product_id: productId,

@@ -23,7 +23,10 @@ export interface CatalogRecipe {
 /** What the offline model reads from the catalog. */
 export interface CatalogLookup {
   /** Catalog dishes whose names resemble `name` in any language, best first, with per-serving macros. */
-  similarDishes(name: string, limit: number): Promise<{ similarity: number; calories: number; protein: number; fat: number; carbs: number }[]>;
+  similarDishes(
+    name: string,
+    limit: number,
+  ): Promise<{ similarity: number; calories: number; protein: number; fat: number; carbs: number }[]>;
   /** Every catalog recipe, names and steps in `language` (English where missing). */
   catalogRecipes?(language: string): Promise<CatalogRecipe[]>;
 }
@@ -73,14 +76,17 @@ export function offlineModel(catalog: CatalogLookup): ModelProvider {
   function rank(all: CatalogRecipe[], ctx: PlanningContext, mealType: string | null, salt: string) {
     const pantryWeight = new Map<string, { name: string; weight: number }>();
     for (const p of ctx.pantry) {
-      if (p.product_id) pantryWeight.set(p.product_id, { name: p.name, weight: 1 + 3 / (1 + Math.max(0, p.days_left)) });
+      if (p.product_id)
+        pantryWeight.set(p.product_id, { name: p.name, weight: 1 + 3 / (1 + Math.max(0, p.days_left)) });
     }
     const categories = mealType ? MEAL_CATEGORIES[mealType] : null;
     return all
       .filter((r) => !r.tags.some((t) => ctx.excludedTags.includes(t)))
       .filter((r) => !categories || (r.category_code !== null && categories.includes(r.category_code)))
       .map((r) => {
-        const used = r.ingredients.flatMap((i) => (pantryWeight.has(i.product_id) ? [pantryWeight.get(i.product_id)!] : []));
+        const used = r.ingredients.flatMap((i) =>
+          pantryWeight.has(i.product_id) ? [pantryWeight.get(i.product_id)!] : [],
+        );
         const score =
           used.reduce((s, u) => s + u.weight, 0) +
           (r.cuisine_code && ctx.cuisines.includes(r.cuisine_code) ? 1 : 0) +
@@ -118,13 +124,22 @@ export function offlineModel(catalog: CatalogLookup): ModelProvider {
       const weight = similar.reduce((sum, d) => sum + d.similarity, 0);
       const mean = (key: 'calories' | 'protein' | 'fat' | 'carbs') =>
         round1(similar.reduce((sum, d) => sum + d[key] * d.similarity, 0) / weight);
-      return { calories: mean('calories'), protein: mean('protein'), fat: mean('fat'), carbs: mean('carbs'), model: 'offline' };
+      return {
+        calories: mean('calories'),
+        protein: mean('protein'),
+        fat: mean('fat'),
+        carbs: mean('carbs'),
+        model: 'offline',
+      };
     },
 
     async recommend(ctx) {
       const ranked = rank(await recipes(ctx.language.code), ctx, ctx.mealType, 'recommend');
       const mealType = ctx.mealType ?? 'lunch';
-      return { recipes: ranked.slice(0, ctx.count).map((c) => asGenerated(c.recipe, mealType, c.used)), model: 'offline' };
+      return {
+        recipes: ranked.slice(0, ctx.count).map((c) => asGenerated(c.recipe, mealType, c.used)),
+        model: 'offline',
+      };
     },
 
     async planMenu(ctx) {

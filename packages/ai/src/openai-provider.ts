@@ -1,9 +1,26 @@
 import OpenAI, { APIError } from 'openai';
 import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
-import { DISH_VISION_TASK, macroPrompt, menuPrompt, PRODUCT_VISION_TASK, recommendationPrompt, visionPrompt, type ChatMessage } from './prompts.ts';
+import {
+  DISH_VISION_TASK,
+  macroPrompt,
+  menuPrompt,
+  PRODUCT_VISION_TASK,
+  recommendationPrompt,
+  visionPrompt,
+  type ChatMessage,
+} from './prompts.ts';
 import { ModelOutputInvalid, ModelUnavailable, type ModelProvider } from './provider.ts';
-import { DishVisionOutput, MacroOutput, MenuOutput, ProductVisionOutput, RecommendationsOutput, type DishVision, type GeneratedRecipe, type ProductVision } from './schemas.ts';
+import {
+  DishVisionOutput,
+  MacroOutput,
+  MenuOutput,
+  ProductVisionOutput,
+  RecommendationsOutput,
+  type DishVision,
+  type GeneratedRecipe,
+  type ProductVision,
+} from './schemas.ts';
 import type { VisionModel } from './vision.ts';
 
 export type ModelTask = 'recommendations' | 'menu' | 'estimate' | 'vision';
@@ -27,12 +44,30 @@ export const OUTPUT_RETRIES = 2;
  * every answer is validated against it. Invalid output is retried with the error fed back; upstream failures
  * (network, 4xx/5xx, timeouts) are never retried and surface as ModelUnavailable.
  */
-export function openAiProvider(config: OpenAiConfig): ModelProvider & VisionModel & {
-  complete<T>(task: ModelTask, name: string, schema: TSchema, messages: ChatMessage[], signal?: AbortSignal): Promise<T>;
-} {
-  const client = new OpenAI({ apiKey: config.apiKey, baseURL: config.baseUrl, timeout: config.timeoutMs, maxRetries: 0 });
+export function openAiProvider(config: OpenAiConfig): ModelProvider &
+  VisionModel & {
+    complete<T>(
+      task: ModelTask,
+      name: string,
+      schema: TSchema,
+      messages: ChatMessage[],
+      signal?: AbortSignal,
+    ): Promise<T>;
+  } {
+  const client = new OpenAI({
+    apiKey: config.apiKey,
+    baseURL: config.baseUrl,
+    timeout: config.timeoutMs,
+    maxRetries: 0,
+  });
 
-  async function complete<T>(task: ModelTask, name: string, schema: TSchema, messages: ChatMessage[], signal?: AbortSignal): Promise<T> {
+  async function complete<T>(
+    task: ModelTask,
+    name: string,
+    schema: TSchema,
+    messages: ChatMessage[],
+    signal?: AbortSignal,
+  ): Promise<T> {
     const conversation = [...messages];
     for (let attempt = 0; attempt <= OUTPUT_RETRIES; attempt++) {
       let content: string;
@@ -41,14 +76,14 @@ export function openAiProvider(config: OpenAiConfig): ModelProvider & VisionMode
           {
             model: config.models[task],
             messages: conversation as OpenAI.Chat.ChatCompletionMessageParam[],
-            response_format: { type: 'json_schema', json_schema: { name, schema: schema as Record<string, unknown>, strict: false } },
+            response_format: {
+              type: 'json_schema',
+              json_schema: { name, schema: schema as Record<string, unknown>, strict: false },
+            },
           },
           { signal },
         );
-        config.log?.info(
-          { task, model: response.model, attempt, usage: response.usage ?? null },
-          'model call',
-        );
+        config.log?.info({ task, model: response.model, attempt, usage: response.usage ?? null }, 'model call');
         content = response.choices[0]?.message?.content ?? '';
       } catch (err) {
         // Network errors, HTTP errors and timeouts alike: a retry would only double the wait or the bill.
@@ -61,14 +96,20 @@ export function openAiProvider(config: OpenAiConfig): ModelProvider & VisionMode
         const parsed: unknown = JSON.parse(content);
         const errors = Value.Errors(schema, parsed);
         if (errors.length === 0) return parsed as T;
-        problem = errors.slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ');
+        problem = errors
+          .slice(0, 5)
+          .map((e) => `${e.instancePath || '/'} ${e.message}`)
+          .join('; ');
       } catch (err) {
         problem = `not valid JSON (${(err as Error).message})`;
       }
       config.log?.warn({ task, attempt, problem }, 'model output rejected');
       conversation.push(
         { role: 'assistant', content },
-        { role: 'user', content: `That answer does not match the schema: ${problem}. Answer again with corrected JSON only.` },
+        {
+          role: 'user',
+          content: `That answer does not match the schema: ${problem}. Answer again with corrected JSON only.`,
+        },
       );
     }
     throw new ModelOutputInvalid(`${task}: no valid output after ${OUTPUT_RETRIES + 1} tries`);
@@ -78,19 +119,41 @@ export function openAiProvider(config: OpenAiConfig): ModelProvider & VisionMode
     name: 'openai',
     complete,
     async estimateDishMacros(input) {
-      const out = await complete<{ calories: number; protein: number; fat: number; carbs: number }>('estimate', 'macro_estimate', MacroOutput, macroPrompt(input));
+      const out = await complete<{ calories: number; protein: number; fat: number; carbs: number }>(
+        'estimate',
+        'macro_estimate',
+        MacroOutput,
+        macroPrompt(input),
+      );
       return { ...out, model: config.models.estimate };
     },
     async recommend(input) {
-      const out = await complete<{ recipes: GeneratedRecipe[] }>('recommendations', 'recommendations', RecommendationsOutput, recommendationPrompt(input));
+      const out = await complete<{ recipes: GeneratedRecipe[] }>(
+        'recommendations',
+        'recommendations',
+        RecommendationsOutput,
+        recommendationPrompt(input),
+      );
       return { recipes: out.recipes.slice(0, input.count), model: config.models.recommendations };
     },
     async recognizeDish(images, signal) {
-      const out = await complete<DishVision>('vision', 'dish_recognition', DishVisionOutput, visionPrompt(DISH_VISION_TASK, images), signal);
+      const out = await complete<DishVision>(
+        'vision',
+        'dish_recognition',
+        DishVisionOutput,
+        visionPrompt(DISH_VISION_TASK, images),
+        signal,
+      );
       return { ...out, model: config.models.vision };
     },
     async recognizeProducts(image, jobType, signal) {
-      const out = await complete<ProductVision>('vision', 'product_recognition', ProductVisionOutput, visionPrompt(PRODUCT_VISION_TASK[jobType], [image]), signal);
+      const out = await complete<ProductVision>(
+        'vision',
+        'product_recognition',
+        ProductVisionOutput,
+        visionPrompt(PRODUCT_VISION_TASK[jobType], [image]),
+        signal,
+      );
       return { ...out, model: config.models.vision };
     },
     async planMenu(input) {
@@ -102,30 +165,48 @@ export function openAiProvider(config: OpenAiConfig): ModelProvider & VisionMode
 
 /** The model settings every process reads (through the shared loader of `@nutrition/domain`). */
 export const MODEL_SETTINGS = {
-  OPENAI_API_KEY: Type.String({ default: '', description: 'key of an OpenAI-compatible endpoint; unset: the offline development model' }),
+  OPENAI_API_KEY: Type.String({
+    default: '',
+    description: 'key of an OpenAI-compatible endpoint; unset: the offline development model',
+  }),
   MODEL_PROVIDER: Type.Union([Type.Literal(''), Type.Literal('openai'), Type.Literal('offline')], {
     default: '',
     description: 'openai or offline; unset: openai when OPENAI_API_KEY is set, else offline (refused in production)',
   }),
-  OPENAI_BASE_URL: Type.String({ default: '', description: 'OpenAI-compatible base URL (OpenRouter, Ollama, vLLM, llama.cpp, gateways); unset: OpenAI' }),
+  OPENAI_BASE_URL: Type.String({
+    default: '',
+    description: 'OpenAI-compatible base URL (OpenRouter, Ollama, vLLM, llama.cpp, gateways); unset: OpenAI',
+  }),
   OPENAI_MODEL: Type.String({ default: 'gpt-4o-mini', description: 'model for every task without its own' }),
   OPENAI_MODEL_RECOMMENDATIONS: Type.String({ default: '', description: 'model for recommendations' }),
   OPENAI_MODEL_MENU: Type.String({ default: '', description: 'model for menus' }),
   OPENAI_MODEL_ESTIMATE: Type.String({ default: '', description: 'model for macro estimates of named dishes' }),
   OPENAI_MODEL_VISION: Type.String({ default: '', description: 'vision model for photo recognition' }),
-  MODEL_TIMEOUT_MS: Type.Integer({ minimum: 1000, maximum: 115_000, default: 100_000, description: 'per model call; below the 120 s write timeout' }),
+  MODEL_TIMEOUT_MS: Type.Integer({
+    minimum: 1000,
+    maximum: 115_000,
+    default: 100_000,
+    description: 'per model call; below the 120 s write timeout',
+  }),
 };
 
-export type ModelSettings = { NODE_ENV: string } & { [K in keyof typeof MODEL_SETTINGS]: Static<(typeof MODEL_SETTINGS)[K]> };
+export type ModelSettings = { NODE_ENV: string } & {
+  [K in keyof typeof MODEL_SETTINGS]: Static<(typeof MODEL_SETTINGS)[K]>;
+};
 
 /**
  * The model rule every process shares: a production process without a model key would silently answer with the
  * offline stand-ins, so it refuses to start unless MODEL_PROVIDER=offline says that is meant.
  */
-export function modelProblems(settings: Pick<ModelSettings, 'NODE_ENV' | 'OPENAI_API_KEY' | 'MODEL_PROVIDER'>): string[] {
-  if (settings.MODEL_PROVIDER === 'openai' && !settings.OPENAI_API_KEY) return ['OPENAI_API_KEY: required with MODEL_PROVIDER=openai'];
+export function modelProblems(
+  settings: Pick<ModelSettings, 'NODE_ENV' | 'OPENAI_API_KEY' | 'MODEL_PROVIDER'>,
+): string[] {
+  if (settings.MODEL_PROVIDER === 'openai' && !settings.OPENAI_API_KEY)
+    return ['OPENAI_API_KEY: required with MODEL_PROVIDER=openai'];
   if (settings.NODE_ENV === 'production' && !settings.OPENAI_API_KEY && settings.MODEL_PROVIDER !== 'offline') {
-    return ['OPENAI_API_KEY: required in production (set MODEL_PROVIDER=offline to serve the offline development model)'];
+    return [
+      'OPENAI_API_KEY: required in production (set MODEL_PROVIDER=offline to serve the offline development model)',
+    ];
   }
   return [];
 }

@@ -80,7 +80,10 @@ export function visionPrompt(task: string, images: { contentType: string; data: 
       role: 'user',
       content: [
         { type: 'text', text: task },
-        ...images.map((img) => ({ type: 'image_url' as const, image_url: { url: `data:${img.contentType};base64,${img.data.toString('base64')}` } })),
+        ...images.map((img) => ({
+          type: 'image_url' as const,
+          image_url: { url: `data:${img.contentType};base64,${img.data.toString('base64')}` },
+        })),
       ],
     },
   ];

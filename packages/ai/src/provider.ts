@@ -34,15 +34,19 @@ export interface PlanningContext {
 
 export interface Slot {
   date: string;
-  meal_type: (typeof import('./schemas.ts').MEAL_TYPES)[number];
+  meal_type: typeof import('./schemas.ts').MEAL_TYPES[number];
 }
 
 /** The model work the service asks for. Each task has its own output schema and may use its own model. */
 export interface ModelProvider {
   readonly name: string;
   estimateDishMacros(input: { name: string; language: string }): Promise<MacroEstimate>;
-  recommend(input: PlanningContext & { count: number; mealType: string | null }): Promise<{ recipes: GeneratedRecipe[]; model: string }>;
-  planMenu(input: PlanningContext & { slots: Slot[] }): Promise<{ days: { date: string; meals: GeneratedRecipe[] }[]; model: string }>;
+  recommend(
+    input: PlanningContext & { count: number; mealType: string | null },
+  ): Promise<{ recipes: GeneratedRecipe[]; model: string }>;
+  planMenu(
+    input: PlanningContext & { slots: Slot[] },
+  ): Promise<{ days: { date: string; meals: GeneratedRecipe[] }[]; model: string }>;
 }
 
 /** An upstream failure (network, 4xx/5xx, timeout): surfaced as 502 `model_unavailable`, never retried. */
@@ -57,7 +61,9 @@ export class ModelOutputInvalid extends ModelUnavailable {
 
 /** How a model failure is recorded on a recognition job; null for errors that are not the model's. */
 export function modelJobError(err: unknown): { code: string; message: string } | null {
-  if (err instanceof ModelOutputInvalid) return { code: 'recognition_failed', message: 'The model answer could not be read' };
-  if (err instanceof ModelUnavailable) return { code: 'model_unavailable', message: 'The recognition model is unavailable' };
+  if (err instanceof ModelOutputInvalid)
+    return { code: 'recognition_failed', message: 'The model answer could not be read' };
+  if (err instanceof ModelUnavailable)
+    return { code: 'model_unavailable', message: 'The recognition model is unavailable' };
   return null;
 }

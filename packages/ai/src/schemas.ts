@@ -3,8 +3,30 @@ import { MEAL_TYPES } from '@nutrition/domain';
 
 /** The unit codes a model may use; the same codes as the units table. */
 export const UNIT_CODES = [
-  'g', 'kg', 'mg', 'oz', 'lb', 'ml', 'l', 'dl', 'fl_oz', 'tsp', 'tbsp', 'cup', 'glass',
-  'pinch', 'piece', 'clove', 'slice', 'pack', 'can', 'bottle', 'bunch', 'handful', 'sprig', 'leaf',
+  'g',
+  'kg',
+  'mg',
+  'oz',
+  'lb',
+  'ml',
+  'l',
+  'dl',
+  'fl_oz',
+  'tsp',
+  'tbsp',
+  'cup',
+  'glass',
+  'pinch',
+  'piece',
+  'clove',
+  'slice',
+  'pack',
+  'can',
+  'bottle',
+  'bunch',
+  'handful',
+  'sprig',
+  'leaf',
 ] as const;
 export { MEAL_TYPES } from '@nutrition/domain';
 
@@ -34,7 +56,10 @@ export const GeneratedRecipe = Type.Object(
     carbs_per_serving: Macro(500),
     ingredients: Type.Array(GeneratedIngredient, { minItems: 1, maxItems: 30 }),
     steps: Type.Array(Type.String({ minLength: 1, maxLength: 800 }), { minItems: 1, maxItems: 20 }),
-    uses_pantry: Type.Array(Type.String({ maxLength: 120 }), { maxItems: 30, description: 'names of pantry items used' }),
+    uses_pantry: Type.Array(Type.String({ maxLength: 120 }), {
+      maxItems: 30,
+      description: 'names of pantry items used',
+    }),
   },
   { additionalProperties: false },
 );
@@ -48,7 +73,10 @@ export const MenuOutput = Type.Object(
   {
     days: Type.Array(
       Type.Object(
-        { date: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }), meals: Type.Array(GeneratedRecipe, { minItems: 1, maxItems: 6 }) },
+        {
+          date: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }),
+          meals: Type.Array(GeneratedRecipe, { minItems: 1, maxItems: 6 }),
+        },
         { additionalProperties: false },
       ),
       { minItems: 1, maxItems: 31 },
@@ -96,7 +124,9 @@ export const ProductVisionOutput = Type.Object(
           name: Type.String({ minLength: 1, maxLength: 160, description: 'product name as printed or seen' }),
           quantity: Type.Number({ exclusiveMinimum: 0, maximum: 100000 }),
           unit: Type.Enum([...UNIT_CODES]),
-          price: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description: 'line price on a receipt, else null' }),
+          price: Type.Union([Type.Number({ minimum: 0 }), Type.Null()], {
+            description: 'line price on a receipt, else null',
+          }),
           confidence: Confidence,
         },
         { additionalProperties: false },

@@ -9,7 +9,11 @@ export interface ImageInput {
 /** Photo recognition. Results carry `model` (`offline` for the stand-in). */
 export interface VisionModel {
   recognizeDish(images: ImageInput[], signal?: AbortSignal): Promise<DishVision & { model: string }>;
-  recognizeProducts(image: ImageInput, jobType: 'receipt' | 'products', signal?: AbortSignal): Promise<ProductVision & { model: string }>;
+  recognizeProducts(
+    image: ImageInput,
+    jobType: 'receipt' | 'products',
+    signal?: AbortSignal,
+  ): Promise<ProductVision & { model: string }>;
 }
 
 /** The names offline vision picks from: English names of catalog dishes, curated products with their unit. */
@@ -36,7 +40,9 @@ export function offlineVision(catalog: VisionCatalog): VisionModel {
       const d = digits(images[0]!);
       if (dishes.length === 0) return { dishes: [], model: 'offline' };
       return {
-        dishes: [{ name: dishes[d[0]! % dishes.length]!, portion_g: 200 + (d[1]! % 200), portions: 1, confidence: 0.5 }],
+        dishes: [
+          { name: dishes[d[0]! % dishes.length]!, portion_g: 200 + (d[1]! % 200), portions: 1, confidence: 0.5 },
+        ],
         model: 'offline',
       };
     },

@@ -27,7 +27,9 @@ export async function fakeOpenAi(replies: Reply[] | ((req: ChatRequest) => Reply
     requests.push(parsed);
     const reply = typeof replies === 'function' ? replies(parsed) : (replies[requests.length - 1] ?? replies.at(-1)!);
     if ('status' in reply) {
-      res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'upstream broke', type: 'server_error' } }));
+      res
+        .writeHead(reply.status, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'upstream broke', type: 'server_error' } }));
       return;
     }
     // unref: a slow answer still pending must not keep the test process alive after its test ends
@@ -49,10 +51,11 @@ export async function fakeOpenAi(replies: Reply[] | ((req: ChatRequest) => Reply
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
     requests,
-    close: () => new Promise<void>((done) => {
-      server.closeAllConnections();
-      server.close(() => done());
-    }),
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
   };
 }
 

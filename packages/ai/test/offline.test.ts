@@ -11,7 +11,13 @@ t.test('macro estimates are the similarity-weighted mean of similar catalog dish
     },
   });
   // 300·.75 + 500·.25 = 350; 20·.75 + 10·.25 = 17.5; 10·.75 + 30·.25 = 15; 30·.75 + 50·.25 = 35
-  t.same(await model.estimateDishMacros({ name: 'x', language: 'en' }), { calories: 350, protein: 17.5, fat: 15, carbs: 35, model: 'offline' });
+  t.same(await model.estimateDishMacros({ name: 'x', language: 'en' }), {
+    calories: 350,
+    protein: 17.5,
+    fat: 15,
+    carbs: 35,
+    model: 'offline',
+  });
 });
 
 t.test('a name like nothing in the catalog gets a typical meal, still labelled offline', async (t) => {

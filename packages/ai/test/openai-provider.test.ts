@@ -50,7 +50,10 @@ t.test('structured output with the task schema; the prompt carries profile, pant
 });
 
 t.test('invalid JSON, then a valid answer: retried with the error fed back', async (t) => {
-  const server = await fakeOpenAi([{ content: '{"recipes": [' }, { content: JSON.stringify({ recipes: [sampleRecipe()] }) }]);
+  const server = await fakeOpenAi([
+    { content: '{"recipes": [' },
+    { content: JSON.stringify({ recipes: [sampleRecipe()] }) },
+  ]);
   t.teardown(server.close);
   const out = await provider(server.baseUrl).p.recommend({ ...ctx, count: 1, mealType: null });
   t.equal(out.recipes.length, 1);
@@ -63,7 +66,11 @@ t.test('invalid JSON, then a valid answer: retried with the error fed back', asy
 t.test('schema violations are retried at most twice more', async (t) => {
   const server = await fakeOpenAi([{ content: JSON.stringify({ recipes: [sampleRecipe({ servings: 0 })] }) }]);
   t.teardown(server.close);
-  t.ok((await provider(server.baseUrl).p.recommend({ ...ctx, count: 1, mealType: null }).catch((e: unknown) => e)) instanceof ModelOutputInvalid);
+  t.ok(
+    (await provider(server.baseUrl)
+      .p.recommend({ ...ctx, count: 1, mealType: null })
+      .catch((e: unknown) => e)) instanceof ModelOutputInvalid,
+  );
   t.equal(server.requests.length, 1 + OUTPUT_RETRIES);
   t.match(server.requests[1]!.messages.at(-1)!.content, /servings/);
 });
@@ -71,23 +78,40 @@ t.test('schema violations are retried at most twice more', async (t) => {
 t.test('upstream errors are not retried', async (t) => {
   const server = await fakeOpenAi([{ status: 500 }]);
   t.teardown(server.close);
-  t.ok((await provider(server.baseUrl).p.estimateDishMacros({ name: 'Borscht', language: 'en' }).catch((e: unknown) => e)) instanceof ModelUnavailable);
+  t.ok(
+    (await provider(server.baseUrl)
+      .p.estimateDishMacros({ name: 'Borscht', language: 'en' })
+      .catch((e: unknown) => e)) instanceof ModelUnavailable,
+  );
   t.equal(server.requests.length, 1);
 
   const slow = await fakeOpenAi([{ delayMs: 1500, content: '{}' }]);
   t.teardown(slow.close);
   const started = Date.now();
-  t.ok((await provider(slow.baseUrl, 300).p.estimateDishMacros({ name: 'Borscht', language: 'en' }).catch((e: unknown) => e)) instanceof ModelUnavailable);
+  t.ok(
+    (await provider(slow.baseUrl, 300)
+      .p.estimateDishMacros({ name: 'Borscht', language: 'en' })
+      .catch((e: unknown) => e)) instanceof ModelUnavailable,
+  );
   t.ok(Date.now() - started < 1400, 'gave up at the timeout');
   t.equal(slow.requests.length, 1);
 
-  t.ok((await provider('http://127.0.0.1:9/v1').p.estimateDishMacros({ name: 'x', language: 'en' }).catch((e: unknown) => e)) instanceof ModelUnavailable, 'connection refused');
+  t.ok(
+    (await provider('http://127.0.0.1:9/v1')
+      .p.estimateDishMacros({ name: 'x', language: 'en' })
+      .catch((e: unknown) => e)) instanceof ModelUnavailable,
+    'connection refused',
+  );
 });
 
 t.test('menus and macro estimates use their own models and schemas', async (t) => {
   const server = await fakeOpenAi((req) =>
     req.model === 'menu-model'
-      ? { content: JSON.stringify({ days: [{ date: '2026-11-23', meals: [sampleRecipe({ meal_type: 'breakfast' })] }] }) }
+      ? {
+          content: JSON.stringify({
+            days: [{ date: '2026-11-23', meals: [sampleRecipe({ meal_type: 'breakfast' })] }],
+          }),
+        }
       : { content: JSON.stringify({ calories: 250, protein: 10, fat: 8, carbs: 30 }) },
   );
   t.teardown(server.close);
@@ -95,5 +119,11 @@ t.test('menus and macro estimates use their own models and schemas', async (t) =
   const menu = await p.planMenu({ ...ctx, slots: [{ date: '2026-11-23', meal_type: 'breakfast' }] });
   t.equal(menu.days[0]!.meals[0]!.meal_type, 'breakfast');
   t.match(server.requests[0]!.messages.at(-1)!.content, /2026-11-23: breakfast/);
-  t.same(await p.estimateDishMacros({ name: 'Pho', language: 'en' }), { calories: 250, protein: 10, fat: 8, carbs: 30, model: 'est-model' });
+  t.same(await p.estimateDishMacros({ name: 'Pho', language: 'en' }), {
+    calories: 250,
+    protein: 10,
+    fat: 8,
+    carbs: 30,
+    model: 'est-model',
+  });
 });

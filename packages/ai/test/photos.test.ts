@@ -8,10 +8,13 @@ async function photoApi(t: import('tap').Test, handler: http.RequestListener) {
   const server = http.createServer(handler);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  t.teardown(() => new Promise<void>((done) => {
-    server.closeAllConnections();
-    server.close(() => done());
-  }));
+  t.teardown(
+    () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
+  );
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
@@ -23,13 +26,31 @@ t.test('Pexels and Unsplash answers become urls with attribution; failures and s
     if (query === 'slow soup') return void setTimeout(() => res.end('{}'), 2000);
     if (query === 'broken') return void res.writeHead(500).end();
     if (req.url!.startsWith('/v1/search')) {
-      res.end(JSON.stringify({ photos: [{ url: 'https://pexels.test/p/1', photographer: 'Ann', src: { large: 'https://img.test/1.jpg' } }] }));
+      res.end(
+        JSON.stringify({
+          photos: [{ url: 'https://pexels.test/p/1', photographer: 'Ann', src: { large: 'https://img.test/1.jpg' } }],
+        }),
+      );
     } else {
-      res.end(JSON.stringify({ results: [{ urls: { regular: 'https://img.test/2.jpg' }, user: { name: 'Bo' }, links: { html: 'https://unsplash.test/2' } }] }));
+      res.end(
+        JSON.stringify({
+          results: [
+            {
+              urls: { regular: 'https://img.test/2.jpg' },
+              user: { name: 'Bo' },
+              links: { html: 'https://unsplash.test/2' },
+            },
+          ],
+        }),
+      );
     }
   });
   const px = await findPhotos(pexels('pk', base), ['Borscht', 'broken', 'slow soup'], 300);
-  t.same(px, [{ url: 'https://img.test/1.jpg', attribution: 'Photo by Ann on Pexels', source_url: 'https://pexels.test/p/1' }, null, null]);
+  t.same(px, [
+    { url: 'https://img.test/1.jpg', attribution: 'Photo by Ann on Pexels', source_url: 'https://pexels.test/p/1' },
+    null,
+    null,
+  ]);
   t.equal(seen[0]!.auth, 'pk');
   t.match(seen[0]!.url, /query=Borscht/);
   const us = await findPhotos(unsplash('uk', base), ['Pho'], 1000);

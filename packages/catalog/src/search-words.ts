@@ -4,7 +4,10 @@ import type { Queryable } from '@nutrition/db';
  * Adds the words of product names to the typo-correction vocabulary: the lexemes of the same `simple` text search
  * configuration that product search uses, so a corrected word is one full text can match.
  */
-export async function refreshSearchWords(sql: Queryable, only: { productIds?: string[]; changedSince?: Date } = {}): Promise<void> {
+export async function refreshSearchWords(
+  sql: Queryable,
+  only: { productIds?: string[]; changedSince?: Date } = {},
+): Promise<void> {
   await sql`
     INSERT INTO search_words (word)
     SELECT DISTINCT w.lexeme

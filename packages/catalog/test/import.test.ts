@@ -43,7 +43,8 @@ t.test('the CSV export: counts, a second import changes nothing', async (t) => {
     FROM products WHERE source = 'off'`;
   t.equal(counts!.products, 219);
   t.ok(counts!.aliases >= 219, 'every product is findable by its name');
-  const [trimmed] = await sql`SELECT count(*)::int AS n FROM products WHERE source = 'off' AND canonical_name <> btrim(canonical_name)`;
+  const [trimmed] =
+    await sql`SELECT count(*)::int AS n FROM products WHERE source = 'off' AND canonical_name <> btrim(canonical_name)`;
   t.equal(trimmed!.n, 0, 'names trimmed');
   t.equal(await misflagged(sql), 0, 'the names of imported products, and only those, are flagged imported');
 
@@ -60,15 +61,21 @@ t.test('JSONL, plain and gzipped, old nutriments and new aggregated_set, names i
   const gz = await importFoodDump(app, fixture('products.jsonl.gz'), LANGUAGES);
   t.same(gz, { read: 220, inserted: 0, updated: 0, unchanged: 199, duplicates: 2, skipped: SKIPPED });
 
-  const [nutrition] = await sql`SELECT count(*) FILTER (WHERE calories_per_100g IS NOT NULL)::int AS with_kcal, count(*)::int AS n FROM products WHERE source = 'off'`;
-  t.ok(nutrition!.with_kcal >= 190, `${nutrition!.with_kcal} of ${nutrition!.n} have kcal (both nutrition shapes read)`);
-  const [languages] = await sql`SELECT count(DISTINCT language_code)::int AS n FROM product_aliases a JOIN products p ON p.id = a.product_id WHERE p.source = 'off'`;
+  const [nutrition] =
+    await sql`SELECT count(*) FILTER (WHERE calories_per_100g IS NOT NULL)::int AS with_kcal, count(*)::int AS n FROM products WHERE source = 'off'`;
+  t.ok(
+    nutrition!.with_kcal >= 190,
+    `${nutrition!.with_kcal} of ${nutrition!.n} have kcal (both nutrition shapes read)`,
+  );
+  const [languages] =
+    await sql`SELECT count(DISTINCT language_code)::int AS n FROM product_aliases a JOIN products p ON p.id = a.product_id WHERE p.source = 'off'`;
   t.ok(languages!.n >= 4, `aliases in ${languages!.n} languages`);
 });
 
 t.test('a changed row updates the product; curated products are never overwritten', async (t) => {
   const { app, sql } = await setup(t);
-  const [seeded] = await sql`SELECT id, barcode, canonical_name FROM products WHERE source = 'seed' AND length(barcode) = 13 LIMIT 1`;
+  const [seeded] =
+    await sql`SELECT id, barcode, canonical_name FROM products WHERE source = 'seed' AND length(barcode) = 13 LIMIT 1`;
   const { writeFile } = await import('node:fs/promises');
   const { tmpdir } = await import('node:os');
   const path = `${tmpdir()}/off-${process.pid}.jsonl`;
@@ -78,7 +85,8 @@ t.test('a changed row updates the product; curated products are never overwritte
   t.match(await importFoodDump(app, path, LANGUAGES), { inserted: 1, unchanged: 1 });
   await writeFile(path, `${doc('Milch fettarm', 48)}\n`);
   t.match(await importFoodDump(app, path, LANGUAGES), { inserted: 0, updated: 1 });
-  const [milk] = await sql`SELECT canonical_name, calories_per_100g::float8 AS kcal FROM products WHERE barcode = '4006381333931'`;
+  const [milk] =
+    await sql`SELECT canonical_name, calories_per_100g::float8 AS kcal FROM products WHERE barcode = '4006381333931'`;
   t.same(milk, { canonical_name: 'Milch fettarm', kcal: 48 });
   const vocabulary = await sql`SELECT word FROM search_words WHERE word IN ('milch', 'fettarm')`;
   t.equal(vocabulary.length, 2, 'the words of new and changed names reach the typo vocabulary');
@@ -102,40 +110,55 @@ t.test('ingredient search finds every curated name however many imported names s
   // the curated names are rewritten behind the imported ones in the table.
   const docs = Array.from({ length: 400 }, (_, i) => {
     const payload = String(400000000000 + i);
-    return JSON.stringify({ code: payload + gtinCheckDigit(payload), product_name: `${i % 2 ? 'Milk drink' : 'Chocolate milk bar'} ${i}`, lang: 'en' });
+    return JSON.stringify({
+      code: payload + gtinCheckDigit(payload),
+      product_name: `${i % 2 ? 'Milk drink' : 'Chocolate milk bar'} ${i}`,
+      lang: 'en',
+    });
   });
   await writeFile(path, `${docs.join('\n')}\n`);
   t.match(await importFoodDump(app, path, LANGUAGES), { inserted: 400 });
   await seed(app);
-  const curated = (await sql<{ id: string }[]>`
+  const curated = (
+    await sql<{ id: string }[]>`
     SELECT DISTINCT p.id FROM products p JOIN product_aliases a ON a.product_id = p.id
-    WHERE p.source = 'seed' AND a.language_code = 'en' AND to_tsvector('simple', a.name) @@ 'milk:*'::tsquery`).map((r) => r.id);
+    WHERE p.source = 'seed' AND a.language_code = 'en' AND to_tsvector('simple', a.name) @@ 'milk:*'::tsquery`
+  ).map((r) => r.id);
   t.ok(curated.length >= 5, `${curated.length} curated products named with milk`);
   const repo = catalogRepository(app);
   const found = await repo.searchProducts({ q: 'milk', language: 'en', limit: 100, ingredientsOnly: true });
   t.same(found.map((f) => f.id).sort(), curated.sort(), 'every curated milk product, no imported one');
   const all = await repo.searchProducts({ q: 'milk', language: 'en', limit: 100 });
-  t.ok(all.some((f) => f.canonical_name.startsWith('Milk drink')), 'product search still finds imported names');
+  t.ok(
+    all.some((f) => f.canonical_name.startsWith('Milk drink')),
+    'product search still finds imported names',
+  );
 });
 
-t.test('written on two connections: the last row of a barcode wins across batches; a pool of one still imports', async (t) => {
-  const { app, sql, url } = await setup(t);
-  const { writeFile } = await import('node:fs/promises');
-  const { tmpdir } = await import('node:os');
-  const path = `${tmpdir()}/off-writers-${process.pid}.jsonl`;
-  const doc = (code: string, name: string) => JSON.stringify({ code, product_name: name, lang: 'en', nutriments: { 'energy-kcal_100g': 100 } });
-  // Barcodes of both writers, each named three times in batches of two: only the third name may remain.
-  const codes = ['4006381333931', '4006381333948', '4006381333955', '4006381333962'];
-  const rows = [1, 2, 3].flatMap((round) => codes.map((code) => doc(code, `Product ${code} v${round}`)));
-  await writeFile(path, `${rows.join('\n')}\n`);
-  t.match(await importFoodDump(app, path, LANGUAGES, { batchSize: 2 }), { read: 12, inserted: 4 });
-  const names = await sql<{ barcode: string; canonical_name: string }[]>`
+t.test(
+  'written on two connections: the last row of a barcode wins across batches; a pool of one still imports',
+  async (t) => {
+    const { app, sql, url } = await setup(t);
+    const { writeFile } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const path = `${tmpdir()}/off-writers-${process.pid}.jsonl`;
+    const doc = (code: string, name: string) =>
+      JSON.stringify({ code, product_name: name, lang: 'en', nutriments: { 'energy-kcal_100g': 100 } });
+    // Barcodes of both writers, each named three times in batches of two: only the third name may remain.
+    const codes = ['4006381333931', '4006381333948', '4006381333955', '4006381333962'];
+    const rows = [1, 2, 3].flatMap((round) => codes.map((code) => doc(code, `Product ${code} v${round}`)));
+    await writeFile(path, `${rows.join('\n')}\n`);
+    t.match(await importFoodDump(app, path, LANGUAGES, { batchSize: 2 }), { read: 12, inserted: 4 });
+    const names = await sql<{ barcode: string; canonical_name: string }[]>`
     SELECT barcode, canonical_name FROM products WHERE barcode = ANY(${codes}) ORDER BY barcode`;
-  t.same(names.map((n) => n.canonical_name), codes.map((code) => `Product ${code} v3`));
+    t.same(
+      names.map((n) => n.canonical_name),
+      codes.map((code) => `Product ${code} v3`),
+    );
 
-
-  const single = createDatabase(url, { max: 1 });
-  t.teardown(() => single.close());
-  await writeFile(path, `${doc('4006381333979', 'Single pool product')}\n`);
-  t.match(await importFoodDump(single.sql, path, LANGUAGES), { inserted: 1 });
-});
+    const single = createDatabase(url, { max: 1 });
+    t.teardown(() => single.close());
+    await writeFile(path, `${doc('4006381333979', 'Single pool product')}\n`);
+    t.match(await importFoodDump(single.sql, path, LANGUAGES), { inserted: 1 });
+  },
+);

@@ -15,8 +15,19 @@ async function snapshot(sql: postgres.Sql) {
            (SELECT count(*)::int FROM pg_trigger WHERE NOT tgisinternal) AS triggers
     FROM information_schema.columns WHERE table_schema = 'public'`;
   const counts: Record<string, number> = {};
-  for (const table of ['languages', 'units', 'unit_translations', 'cuisines', 'cuisine_translations', 'tags', 'tag_translations',
-    'dish_categories', 'dish_category_translations', 'product_categories', 'product_category_translations']) {
+  for (const table of [
+    'languages',
+    'units',
+    'unit_translations',
+    'cuisines',
+    'cuisine_translations',
+    'tags',
+    'tag_translations',
+    'dish_categories',
+    'dish_category_translations',
+    'product_categories',
+    'product_category_translations',
+  ]) {
     const [row] = await sql`SELECT count(*)::int AS n FROM ${sql(table)}`;
     counts[table] = row!.n;
   }

@@ -36,7 +36,11 @@ export class DatabaseBusy extends Error {
  * other connections stay free for single statements: a saturated pool answers `DatabaseBusy` after `waitMs` instead
  * of queueing without end, and recovers as soon as transactions finish. Turns are handed out first come, first served.
  */
-function transactionRunner<Types extends Record<string, unknown>>(sql: postgres.Sql<Types>, max: number, waitMs: number) {
+function transactionRunner<Types extends Record<string, unknown>>(
+  sql: postgres.Sql<Types>,
+  max: number,
+  waitMs: number,
+) {
   let running = 0;
   const waiting: (() => void)[] = [];
   const turn = () =>
@@ -91,7 +95,11 @@ export function createDatabase(url: string, options: DatabaseOptions = {}) {
   sql.options.parsers[1184] = (x: string) => new Date(x);
   sql.options.serializers[1184] = (x: Date | string) => (x instanceof Date ? x.toISOString() : x);
   const max = options.max ?? 10;
-  const transaction = transactionRunner(sql, options.maxTransactions ?? Math.max(1, max - 2), options.transactionWaitMs ?? 10_000);
+  const transaction = transactionRunner(
+    sql,
+    options.maxTransactions ?? Math.max(1, max - 2),
+    options.transactionWaitMs ?? 10_000,
+  );
   return { sql, db, transaction, close: () => sql.end({ timeout: 5 }) };
 }
 

@@ -1,4 +1,13 @@
-export { createDatabase, databaseAnswers, DatabaseBusy, type Database, type Db, type Queryable, type Sql, type Transaction } from './client.ts';
+export {
+  createDatabase,
+  databaseAnswers,
+  DatabaseBusy,
+  type Database,
+  type Db,
+  type Queryable,
+  type Sql,
+  type Transaction,
+} from './client.ts';
 export { migrate, migrationsFolder } from './migrate.ts';
 export { startEmbeddedPostgres, freePort, type EmbeddedServer } from './embedded.ts';
 export { openDatabaseTarget, LOCAL_DATA_DIR } from './local.ts';

@@ -40,7 +40,10 @@ export async function createTestDatabase(): Promise<{ url: string; adminUrl: str
  * A fresh test database with a pool on it, for a test (tap's `t`) whose teardown closes the pool, then drops the
  * database.
  */
-export async function openTestDatabase(t: { teardown: (cleanup: () => Promise<void>) => void }, options: DatabaseOptions = {}) {
+export async function openTestDatabase(
+  t: { teardown: (cleanup: () => Promise<void>) => void },
+  options: DatabaseOptions = {},
+) {
   const db = await createTestDatabase();
   const database = createDatabase(db.url, options);
   t.teardown(async () => {

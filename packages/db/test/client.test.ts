@@ -12,19 +12,31 @@ t.test('pool options reach the session: generic plans, asynchronous commits, tim
       const [row] = await sql<{ generic_plans: number; custom_plans: number }[]>`
         SELECT generic_plans::int, custom_plans::int FROM pg_prepared_statements
         WHERE statement LIKE '%FROM products WHERE canonical_name%' AND statement NOT LIKE '%pg_prepared_statements%'`;
-      const [{ synchronous_commit } = { synchronous_commit: "" }] = await sql<{ synchronous_commit: string }[]>`SHOW synchronous_commit`;
+      const [{ synchronous_commit } = { synchronous_commit: '' }] = await sql<
+        { synchronous_commit: string }[]
+      >`SHOW synchronous_commit`;
       return { ...row, synchronous_commit };
     } finally {
       await close();
     }
   };
-  t.same(await plans({}), { generic_plans: 0, custom_plans: 3, synchronous_commit: 'on' }, 'by default the first runs are planned for their parameters');
-  t.same(await plans({ genericPlans: true, synchronousCommit: false }), { generic_plans: 3, custom_plans: 0, synchronous_commit: 'off' });
+  t.same(
+    await plans({}),
+    { generic_plans: 0, custom_plans: 3, synchronous_commit: 'on' },
+    'by default the first runs are planned for their parameters',
+  );
+  t.same(await plans({ genericPlans: true, synchronousCommit: false }), {
+    generic_plans: 3,
+    custom_plans: 0,
+    synchronous_commit: 'off',
+  });
 
   const { sql, close } = createDatabase(db.url, { max: 1 });
   t.teardown(close);
   const at = new Date('2026-11-23T04:05:06.789Z');
-  const [row] = await sql<{ at: Date; text: string }[]>`SELECT ${at}::timestamptz AS at, (${at}::timestamptz)::text AS text`;
+  const [row] = await sql<
+    { at: Date; text: string }[]
+  >`SELECT ${at}::timestamptz AS at, (${at}::timestamptz)::text AS text`;
   t.ok(row!.at instanceof Date);
   t.equal(row!.at.toISOString(), '2026-11-23T04:05:06.789Z', 'read back as the same instant');
   t.equal(row!.text, '2026-11-23 04:05:06.789+00', 'sent as that instant');

@@ -25,6 +25,10 @@ t.test('a transaction whose backend dies rejects with CONNECTION_CLOSED and the 
   for (let attempt = 1; attempt <= 3; attempt++) {
     const { code, stdout, stderr } = await run(db.url);
     t.equal(code, 0, `attempt ${attempt}: the process did not crash${stderr ? `\n${stderr}` : ''}`);
-    t.same(JSON.parse(stdout.trim() || '{}'), { outcome: 'rejected CONNECTION_CLOSED', poolAnswers: true }, `attempt ${attempt}: caught, and the pool recovers`);
+    t.same(
+      JSON.parse(stdout.trim() || '{}'),
+      { outcome: 'rejected CONNECTION_CLOSED', poolAnswers: true },
+      `attempt ${attempt}: caught, and the pool recovers`,
+    );
   }
 });

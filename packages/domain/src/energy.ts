@@ -43,7 +43,12 @@ export function ageOn(dateOfBirth: string, today: string): number {
 }
 
 /** Basal metabolic rate by Mifflin-St Jeor, in kcal a day; null while an input is missing. */
-export function basalMetabolicRate(sex: Sex | null, weightKg: number | null, heightCm: number | null, age: number | null) {
+export function basalMetabolicRate(
+  sex: Sex | null,
+  weightKg: number | null,
+  heightCm: number | null,
+  age: number | null,
+) {
   if (sex === null || weightKg === null || heightCm === null || age === null) return null;
   return 10 * weightKg + 6.25 * heightCm - 5 * age + (sex === 'male' ? 5 : -161);
 }

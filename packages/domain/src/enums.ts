@@ -29,7 +29,29 @@ export type RecipeSource = (typeof RECIPE_SOURCES)[number];
  * exactly these (a test ties the two).
  */
 export const UNIT_CODES = [
-  'g', 'kg', 'mg', 'oz', 'lb', 'pinch', 'ml', 'l', 'dl', 'fl_oz', 'tsp', 'tbsp', 'cup', 'glass',
-  'piece', 'clove', 'slice', 'pack', 'can', 'bottle', 'bunch', 'handful', 'sprig', 'leaf',
+  'g',
+  'kg',
+  'mg',
+  'oz',
+  'lb',
+  'pinch',
+  'ml',
+  'l',
+  'dl',
+  'fl_oz',
+  'tsp',
+  'tbsp',
+  'cup',
+  'glass',
+  'piece',
+  'clove',
+  'slice',
+  'pack',
+  'can',
+  'bottle',
+  'bunch',
+  'handful',
+  'sprig',
+  'leaf',
 ] as const;
 export type UnitCode = (typeof UNIT_CODES)[number];

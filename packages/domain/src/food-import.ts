@@ -92,7 +92,8 @@ export function normalizeFoodRecord(record: FoodRecord, languages: readonly stri
     seen.add(key);
     aliases.push({ language, name, primary });
   };
-  for (const [language, name] of Object.entries(record.names)) if (languages.includes(language)) add(language, name, true);
+  for (const [language, name] of Object.entries(record.names))
+    if (languages.includes(language)) add(language, name, true);
   const mainLanguage = record.language && languages.includes(record.language) ? record.language : null;
   add(mainLanguage, record.name, mainLanguage !== null && !aliases.some((a) => a.language === mainLanguage));
   const canonicalName = cleanName(record.name) ?? cleanName(record.names.en) ?? aliases[0]?.name ?? null;

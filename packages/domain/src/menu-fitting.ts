@@ -18,13 +18,19 @@ const dayCalories = (meals: PlannedMeal[], servings: number[]) =>
  * of the band, the most caloric meal is nudged back in. Days without calories or target are left as they are.
  */
 export function fitDayServings(meals: PlannedMeal[], target: number | null, tolerance = DAY_TOLERANCE): number[] {
-  const current = dayCalories(meals, meals.map((m) => m.servings));
+  const current = dayCalories(
+    meals,
+    meals.map((m) => m.servings),
+  );
   if (target === null || target <= 0 || current <= 0) return meals.map((m) => m.servings);
   const factor = target / current;
   const servings = meals.map((m) => roundStep(m.servings * factor));
   const total = dayCalories(meals, servings);
   if (Math.abs(total - target) > target * tolerance) {
-    const biggest = meals.reduce((best, m, i) => (m.caloriesPerServing > meals[best]!.caloriesPerServing ? i : best), 0);
+    const biggest = meals.reduce(
+      (best, m, i) => (m.caloriesPerServing > meals[best]!.caloriesPerServing ? i : best),
+      0,
+    );
     const others = total - meals[biggest]!.caloriesPerServing * servings[biggest]!;
     servings[biggest] = roundStep((target - others) / meals[biggest]!.caloriesPerServing);
   }
@@ -33,6 +39,9 @@ export function fitDayServings(meals: PlannedMeal[], target: number | null, tole
 
 /** True when a day's calories are within the tolerance of the target. */
 export function dayWithinTarget(meals: PlannedMeal[], target: number, tolerance = DAY_TOLERANCE): boolean {
-  const total = dayCalories(meals, meals.map((m) => m.servings));
+  const total = dayCalories(
+    meals,
+    meals.map((m) => m.servings),
+  );
   return Math.abs(total - target) <= target * tolerance;
 }

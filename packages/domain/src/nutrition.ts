@@ -42,7 +42,12 @@ export function gramsOf(quantity: number, unit: Unit, product: ProductMeasures):
 /** Nutrition of `grams` of a product given per 100 g. */
 export function nutritionOfGrams(per100g: Macros, grams: number): Macros {
   const f = grams / 100;
-  return { calories: per100g.calories * f, protein: per100g.protein * f, fat: per100g.fat * f, carbs: per100g.carbs * f };
+  return {
+    calories: per100g.calories * f,
+    protein: per100g.protein * f,
+    fat: per100g.fat * f,
+    carbs: per100g.carbs * f,
+  };
 }
 
 export const round1 = (x: number) => Math.round(x * 10) / 10;
@@ -81,5 +86,10 @@ export function recipePerServing(ingredients: IngredientAmount[], servings: numb
 
 /** Scales per-serving values by a number of portions (1.5 portions of a recipe). */
 export function scaleMacros(m: Macros, factor: number): Macros {
-  return { calories: round1(m.calories * factor), protein: round1(m.protein * factor), fat: round1(m.fat * factor), carbs: round1(m.carbs * factor) };
+  return {
+    calories: round1(m.calories * factor),
+    protein: round1(m.protein * factor),
+    fat: round1(m.fat * factor),
+    carbs: round1(m.carbs * factor),
+  };
 }

@@ -21,7 +21,11 @@ export function loadSettings<S extends TObject>(
   rules: (settings: Static<S>) => string[] = () => [],
 ): Static<S> {
   const properties = schema.properties as Record<string, { description?: string }>;
-  const input = Object.fromEntries(Object.keys(properties).filter((k) => env[k] !== undefined && env[k] !== '').map((k) => [k, env[k]]));
+  const input = Object.fromEntries(
+    Object.keys(properties)
+      .filter((k) => env[k] !== undefined && env[k] !== '')
+      .map((k) => [k, env[k]]),
+  );
   const value = Value.Default(schema, Value.Convert(schema, input));
   const problems = Value.Errors(schema, value).map((e) => {
     const key = e.instancePath.replace(/^\//, '') || Object.values(e.params).flat().join(', ');
@@ -34,4 +38,5 @@ export function loadSettings<S extends TObject>(
 }
 
 /** Outside production a process listens on this machine only, unless HOST says otherwise. */
-export const defaultHost = (nodeEnv: string, host: string) => host || (nodeEnv === 'production' ? '0.0.0.0' : '127.0.0.1');
+export const defaultHost = (nodeEnv: string, host: string) =>
+  host || (nodeEnv === 'production' ? '0.0.0.0' : '127.0.0.1');

@@ -40,7 +40,8 @@ function amountIn(dimension: Dimension, quantity: number, unit: Unit, measures: 
     const grams = gramsOf(quantity, unit, measures);
     return grams !== null && measures.pieceG ? grams / measures.pieceG : null;
   }
-  if ((dimension === 'g' && unit.kind === 'mass') || (dimension === 'ml' && unit.kind === 'volume')) return quantity * unit.factor!;
+  if ((dimension === 'g' && unit.kind === 'mass') || (dimension === 'ml' && unit.kind === 'volume'))
+    return quantity * unit.factor!;
   const grams = gramsOf(quantity, unit, measures);
   if (grams === null) return null;
   return dimension === 'g' ? grams : grams / (measures.densityGPerMl ?? 1);
@@ -60,12 +61,23 @@ function present(dimension: Dimension, amount: number): { quantity: number; unit
  * Needs that cannot be converted stay separate lines in their own unit; products fully in stock are left out.
  */
 export function shoppingLines(needs: ShoppingNeed[], stock: StockItem[]): ShoppingLine[] {
-  const lines = new Map<string, { need: ShoppingNeed; dimension: Dimension | null; amount: number; unitCode: string }>();
+  const lines = new Map<
+    string,
+    { need: ShoppingNeed; dimension: Dimension | null; amount: number; unitCode: string }
+  >();
   for (const need of needs) {
     const dimension = dimensionOf(need.productUnit);
     const amount = need.productId ? amountIn(dimension, need.quantity, need.unit, need.measures) : null;
-    const key = amount !== null ? `${need.productId}|${dimension}` : `${need.productId ?? need.name.toLowerCase()}|${need.unit.code}`;
-    const line = lines.get(key) ?? { need, dimension: amount !== null ? dimension : null, amount: 0, unitCode: need.unit.code };
+    const key =
+      amount !== null
+        ? `${need.productId}|${dimension}`
+        : `${need.productId ?? need.name.toLowerCase()}|${need.unit.code}`;
+    const line = lines.get(key) ?? {
+      need,
+      dimension: amount !== null ? dimension : null,
+      amount: 0,
+      unitCode: need.unit.code,
+    };
     line.amount += amount ?? need.quantity;
     lines.set(key, line);
   }
@@ -79,7 +91,9 @@ export function shoppingLines(needs: ShoppingNeed[], stock: StockItem[]): Shoppi
   const out: ShoppingLine[] = [];
   for (const line of lines.values()) {
     if (line.amount <= 1e-9) continue;
-    const shown = line.dimension ? present(line.dimension, line.amount) : { quantity: Math.round(line.amount * 100) / 100, unitCode: line.unitCode };
+    const shown = line.dimension
+      ? present(line.dimension, line.amount)
+      : { quantity: Math.round(line.amount * 100) / 100, unitCode: line.unitCode };
     out.push({ productId: line.need.productId, name: line.need.name, categoryCode: line.need.categoryCode, ...shown });
   }
   return out;

@@ -1,7 +1,7 @@
 /** Control characters (C0 and C1, and DEL), except tab, line feed and carriage return, which free text may hold. */
-const CONTROL_IN_TEXT = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
+const CONTROL_IN_TEXT = /(?![\t\n\r])\p{Cc}/u;
 /** Every control character: for single-line values (query strings, headers, path parameters). */
-const CONTROL_IN_LINE = /[\u0000-\u001F\u007F-\u009F]/;
+const CONTROL_IN_LINE = /\p{Cc}/u;
 /** A UTF-16 surrogate without its pair: no character at all, and not storable as UTF-8. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -16,7 +16,11 @@ export function textProblem(value: string, kind: 'text' | 'line'): string | null
  * The first string (or property name) in a parsed JSON value that is not acceptable text, as a JSON Pointer below
  * `base`, with the reason; null when every string is.
  */
-export function findTextProblem(value: unknown, base: string, kind: 'text' | 'line'): { path: string; message: string } | null {
+export function findTextProblem(
+  value: unknown,
+  base: string,
+  kind: 'text' | 'line',
+): { path: string; message: string } | null {
   if (typeof value === 'string') {
     const message = textProblem(value, kind);
     return message ? { path: base, message } : null;

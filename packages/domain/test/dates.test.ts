@@ -1,5 +1,14 @@
 import t from 'tap';
-import { addDays, addYears, isMonday, isTimeZone, isValidDate, startOfDayIn, todayIn, weekStart } from '../src/dates.ts';
+import {
+  addDays,
+  addYears,
+  isMonday,
+  isTimeZone,
+  isValidDate,
+  startOfDayIn,
+  todayIn,
+  weekStart,
+} from '../src/dates.ts';
 
 t.test('calendar validity', async (t) => {
   t.ok(isValidDate('2024-02-29'));

@@ -25,20 +25,19 @@ t.test('a good row becomes a product with aliases per language', async (t) => {
     categoryCode: 'dairy',
     calories: 64,
   });
-  t.same(
-    typeof p === 'object' && p.aliases,
-    [
-      { language: 'en', name: 'Whole milk', primary: true },
-      { language: 'ru', name: 'Молоко', primary: true },
-      { language: 'de', name: 'Vollmilch 3,5 %', primary: true },
-    ],
-  );
+  t.same(typeof p === 'object' && p.aliases, [
+    { language: 'en', name: 'Whole milk', primary: true },
+    { language: 'ru', name: 'Молоко', primary: true },
+    { language: 'de', name: 'Vollmilch 3,5 %', primary: true },
+  ]);
 });
 
 t.test('kcal from kJ, UPC-A normalised, nutrition checks', async (t) => {
   t.match(normalizeFoodRecord({ ...base, kcal: null, kj: 1000 }, languages), { calories: 239 });
   t.match(normalizeFoodRecord({ ...base, code: '036000291452' }, languages), { barcode: '0036000291452' });
-  t.match(normalizeFoodRecord({ ...base, kcal: null, kj: null, fat: null, carbs: null, protein: null }, languages), { calories: null });
+  t.match(normalizeFoodRecord({ ...base, kcal: null, kj: null, fat: null, carbs: null, protein: null }, languages), {
+    calories: null,
+  });
   t.equal(normalizeFoodRecord({ ...base, code: '4006381333932' }, languages), 'invalid_barcode');
   t.equal(normalizeFoodRecord({ ...base, code: 'abc' }, languages), 'invalid_barcode');
   t.equal(normalizeFoodRecord({ ...base, name: '   ', names: {} }, languages), 'no_name');

@@ -10,9 +10,20 @@ t.test('a day far from the target is scaled into ±10 %', async (t) => {
   const servings = fitDayServings(meals, 2000);
   // factor 4/3: 1.333 → 1.35 each: 1.35 × 1500 = 2025
   t.same(servings, [1.35, 1.35, 1.35]);
-  t.ok(dayWithinTarget(meals.map((m, i) => ({ ...m, servings: servings[i]! })), 2000));
+  t.ok(
+    dayWithinTarget(
+      meals.map((m, i) => ({ ...m, servings: servings[i]! })),
+      2000,
+    ),
+  );
   const down = fitDayServings(meals, 1200);
-  t.ok(dayWithinTarget(meals.map((m, i) => ({ ...m, servings: down[i]! })), 1200), `${down}`);
+  t.ok(
+    dayWithinTarget(
+      meals.map((m, i) => ({ ...m, servings: down[i]! })),
+      1200,
+    ),
+    `${down}`,
+  );
 });
 
 t.test('rounding that leaves the band is corrected on the biggest meal', async (t) => {
@@ -23,7 +34,13 @@ t.test('rounding that leaves the band is corrected on the biggest meal', async (
     { caloriesPerServing: 30, servings: 1 },
   ];
   const servings = fitDayServings(meals, 1250);
-  t.ok(dayWithinTarget(meals.map((m, i) => ({ ...m, servings: servings[i]! })), 1250), `${servings}`);
+  t.ok(
+    dayWithinTarget(
+      meals.map((m, i) => ({ ...m, servings: servings[i]! })),
+      1250,
+    ),
+    `${servings}`,
+  );
 });
 
 t.test('nothing to fit without a target or calories', async (t) => {
@@ -33,12 +50,21 @@ t.test('nothing to fit without a target or calories', async (t) => {
 
 t.test('any day of random meals lands within the band', async (t) => {
   let seed = 42;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
   for (let day = 0; day < 200; day++) {
     const meals = [1, 2, 3].map(() => ({ caloriesPerServing: 150 + random() * 700, servings: 1 }));
     const target = 1200 + Math.round(random() * 2400);
     const servings = fitDayServings(meals, target);
-    if (!dayWithinTarget(meals.map((m, i) => ({ ...m, servings: servings[i]! })), target)) t.fail(`day ${day} out of band`);
+    if (
+      !dayWithinTarget(
+        meals.map((m, i) => ({ ...m, servings: servings[i]! })),
+        target,
+      )
+    )
+      t.fail(`day ${day} out of band`);
   }
   t.pass('200 random days within ±10 %');
 });

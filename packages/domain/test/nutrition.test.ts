@@ -31,10 +31,22 @@ t.test('per-serving nutrition of a hand-worked recipe', async (t) => {
   // carbs:    9 + 0.77 + 25.113 + 25.4235 + 0 = 60.3065 → 15.1
   const amounts = [
     { grams: gramsOf(500, g, plain), per100g: { calories: 121, protein: 17.2, fat: 5, carbs: 1.8 } },
-    { grams: gramsOf(2, piece, { ...plain, pieceG: 55 }), per100g: { calories: 157, protein: 12.7, fat: 11.5, carbs: 0.7 } },
-    { grams: gramsOf(4, tbsp, { ...plain, densityGPerMl: 0.55 }), per100g: { calories: 364, protein: 10.3, fat: 1, carbs: 76.1 } },
-    { grams: gramsOf(2, tbsp, { ...plain, densityGPerMl: 0.85 }), per100g: { calories: 398, protein: 0, fat: 0, carbs: 99.7 } },
-    { grams: gramsOf(2, tbsp, { ...plain, densityGPerMl: 0.92 }), per100g: { calories: 899, protein: 0, fat: 99.9, carbs: 0 } },
+    {
+      grams: gramsOf(2, piece, { ...plain, pieceG: 55 }),
+      per100g: { calories: 157, protein: 12.7, fat: 11.5, carbs: 0.7 },
+    },
+    {
+      grams: gramsOf(4, tbsp, { ...plain, densityGPerMl: 0.55 }),
+      per100g: { calories: 364, protein: 10.3, fat: 1, carbs: 76.1 },
+    },
+    {
+      grams: gramsOf(2, tbsp, { ...plain, densityGPerMl: 0.85 }),
+      per100g: { calories: 398, protein: 0, fat: 0, carbs: 99.7 },
+    },
+    {
+      grams: gramsOf(2, tbsp, { ...plain, densityGPerMl: 0.92 }),
+      per100g: { calories: 899, protein: 0, fat: 99.9, carbs: 0 },
+    },
     { grams: 0.4, per100g: { calories: 0, protein: 0, fat: 0, carbs: 0 } },
   ];
   t.same(recipePerServing(amounts, 4), { calories: 311.9, protein: 25.8, fat: 16.4, carbs: 15.1, unmeasured: 0 });
@@ -42,5 +54,10 @@ t.test('per-serving nutrition of a hand-worked recipe', async (t) => {
 });
 
 t.test('portions scale per-serving values', async (t) => {
-  t.same(scaleMacros({ calories: 311.9, protein: 25.8, fat: 16.4, carbs: 15.1 }, 1.5), { calories: 467.9, protein: 38.7, fat: 24.6, carbs: 22.7 });
+  t.same(scaleMacros({ calories: 311.9, protein: 25.8, fat: 16.4, carbs: 15.1 }, 1.5), {
+    calories: 467.9,
+    protein: 38.7,
+    fat: 24.6,
+    carbs: 22.7,
+  });
 });

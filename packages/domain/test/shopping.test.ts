@@ -30,31 +30,66 @@ t.test('500 g in stock, 750 g needed: 250 g to buy', async (t) => {
 
 t.test('the same product sums across recipes and units', async (t) => {
   const lines = shoppingLines(
-    [need({ quantity: 0.5, unit: kg }), need({ quantity: 300 }), need({ quantity: 4, unit: tbsp, measures: { ...plain, densityGPerMl: 0.55 } })],
+    [
+      need({ quantity: 0.5, unit: kg }),
+      need({ quantity: 300 }),
+      need({ quantity: 4, unit: tbsp, measures: { ...plain, densityGPerMl: 0.55 } }),
+    ],
     [],
   );
   // 500 + 300 + 4 × 15 ml × 0.55 g/ml = 833 g → 835 g (5 g steps above 100 g)
-  t.same(lines.map((l) => [l.quantity, l.unitCode]), [[835, 'g']]);
+  t.same(
+    lines.map((l) => [l.quantity, l.unitCode]),
+    [[835, 'g']],
+  );
   const big = shoppingLines([need({ quantity: 1.2, unit: kg }), need({ quantity: 600 })], []);
-  t.same(big.map((l) => [l.quantity, l.unitCode]), [[1.8, 'kg']]);
+  t.same(
+    big.map((l) => [l.quantity, l.unitCode]),
+    [[1.8, 'kg']],
+  );
 });
 
 t.test('liquids in ml and l; pieces through piece weights', async (t) => {
-  const milk = shoppingLines([need({ name: 'Milk', productUnit: ml, unit: l, quantity: 0.75 }), need({ name: 'Milk', productUnit: ml, unit: ml, quantity: 500 })], [
-    { productId: 'p', quantity: 250, unit: ml },
-  ]);
-  t.same(milk.map((l) => [l.quantity, l.unitCode]), [[1, 'l']]);
+  const milk = shoppingLines(
+    [
+      need({ name: 'Milk', productUnit: ml, unit: l, quantity: 0.75 }),
+      need({ name: 'Milk', productUnit: ml, unit: ml, quantity: 500 }),
+    ],
+    [{ productId: 'p', quantity: 250, unit: ml }],
+  );
+  t.same(
+    milk.map((l) => [l.quantity, l.unitCode]),
+    [[1, 'l']],
+  );
   const eggs = shoppingLines(
-    [need({ name: 'Egg', productUnit: piece, unit: piece, quantity: 3, measures: { ...plain, pieceG: 55 } }), need({ name: 'Egg', productUnit: piece, unit: g, quantity: 110, measures: { ...plain, pieceG: 55 } })],
+    [
+      need({ name: 'Egg', productUnit: piece, unit: piece, quantity: 3, measures: { ...plain, pieceG: 55 } }),
+      need({ name: 'Egg', productUnit: piece, unit: g, quantity: 110, measures: { ...plain, pieceG: 55 } }),
+    ],
     [{ productId: 'p', quantity: 2, unit: piece }],
   );
-  t.same(eggs.map((l) => [l.quantity, l.unitCode]), [[3, 'piece']]);
+  t.same(
+    eggs.map((l) => [l.quantity, l.unitCode]),
+    [[3, 'piece']],
+  );
 });
 
 t.test('stock covering the need leaves the product out; unconvertible needs stay as they are', async (t) => {
   t.same(shoppingLines([need({ quantity: 200 })], [{ productId: 'p', quantity: 1, unit: kg }]), []);
   const packs = shoppingLines([need({ name: 'Yeast', productUnit: g, unit: pack, quantity: 2 })], []);
-  t.same(packs.map((l) => [l.quantity, l.unitCode]), [[2, 'pack']]);
-  const unmatched = shoppingLines([need({ productId: null, name: 'Lemongrass', unit: piece, quantity: 2 }), need({ productId: null, name: 'lemongrass', unit: piece, quantity: 1 })], []);
-  t.same(unmatched.map((l) => [l.name, l.quantity, l.unitCode]), [['Lemongrass', 3, 'piece']]);
+  t.same(
+    packs.map((l) => [l.quantity, l.unitCode]),
+    [[2, 'pack']],
+  );
+  const unmatched = shoppingLines(
+    [
+      need({ productId: null, name: 'Lemongrass', unit: piece, quantity: 2 }),
+      need({ productId: null, name: 'lemongrass', unit: piece, quantity: 1 }),
+    ],
+    [],
+  );
+  t.same(
+    unmatched.map((l) => [l.name, l.quantity, l.unitCode]),
+    [['Lemongrass', 3, 'piece']],
+  );
 });

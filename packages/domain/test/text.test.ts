@@ -19,6 +19,9 @@ t.test('the first bad string of a value, as a JSON Pointer', async (t) => {
     path: '/body/items/1/name',
     message: 'must not contain control characters',
   });
-  t.same(findTextProblem({ 'a/b\u0000': 1 }, '/body', 'text'), { path: '/body/a~1b\u0000', message: 'name must not contain control characters' });
+  t.same(findTextProblem({ 'a/b\u0000': 1 }, '/body', 'text'), {
+    path: '/body/a~1b\u0000',
+    message: 'name must not contain control characters',
+  });
   t.equal(findTextProblem({ n: 1, b: true, x: null, s: 'fine' }, '/body', 'text'), null);
 });

@@ -48,18 +48,29 @@ export function queueDatabase(db: Queryable) {
     executeSql: async (text: string, values: unknown[] = []) => ({
       // simple: false (untyped, but postgres.js reads it): else a text without parameters (the fetch) goes as a simple
       // query, never prepared.
-      rows: await db.unsafe(text, values.map(asParameter) as never[], { prepare: true, simple: false } as postgres.UnsafeQueryOptions),
+      rows: await db.unsafe(
+        text,
+        values.map(asParameter) as never[],
+        { prepare: true, simple: false } as postgres.UnsafeQueryOptions,
+      ),
     }),
   };
 }
 
 /** Objects go as JSON text, as node-postgres (pg-boss's own driver) sends them: a failed job's error, for one. */
 const asParameter = (value: unknown) =>
-  value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof Date) && !Buffer.isBuffer(value)
+  value !== null &&
+  typeof value === 'object' &&
+  !Array.isArray(value) &&
+  !(value instanceof Date) &&
+  !Buffer.isBuffer(value)
     ? JSON.stringify(value)
     : value;
 
-export function createBoss(url: string, options: { supervise: boolean; max?: number; intervalSeconds?: number; synchronousCommit?: boolean }) {
+export function createBoss(
+  url: string,
+  options: { supervise: boolean; max?: number; intervalSeconds?: number; synchronousCommit?: boolean },
+) {
   const interval = options.intervalSeconds ?? 2;
   return new PgBoss({
     connectionString: url,
@@ -109,6 +120,12 @@ export async function setupQueues(url: string): Promise<void> {
  * Sends the queue job inside the caller's transaction (pg-boss's `db` option), so the job row, its images and the
  * queue entry commit together or not at all. (The job row's statement NOTIFYs idle workers; see the repository.)
  */
-export async function enqueueRecognition(boss: PgBoss, tx: Queryable, kind: RecognitionKind, plan: Plan, jobId: string) {
+export async function enqueueRecognition(
+  boss: PgBoss,
+  tx: Queryable,
+  kind: RecognitionKind,
+  plan: Plan,
+  jobId: string,
+) {
   await boss.send(QUEUES[kind][plan], { jobId, kind, plan } satisfies RecognitionJobData, { db: queueDatabase(tx) });
 }

@@ -12,14 +12,42 @@ import { workerMetrics } from './metrics.ts';
 
 /** A worker's settings: its own and the model's, read through the loader every process shares. */
 export const WorkerSettingsSchema = Type.Object({
-  NODE_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], { default: 'development' }),
+  NODE_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], {
+    default: 'development',
+  }),
   DATABASE_URL: Type.String({ minLength: 1, description: 'PostgreSQL 18 connection string' }),
-  WORKER_CONCURRENCY: Type.Integer({ minimum: 1, maximum: 100, default: 5, description: 'jobs one worker process handles at once' }),
-  HEALTH_PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 0, description: 'port of /health/live, /health and /metrics' }),
-  HOST: Type.String({ default: '', description: 'address of the health server; unset: 0.0.0.0 in production, else 127.0.0.1' }),
-  IMAGE_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 30, description: 'uploaded photos older than this are deleted' }),
-  LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info', description: 'pino log level' }),
-  QUEUE_SUPERVISE_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 2, description: 'how often pg-boss looks for stopped jobs' }),
+  WORKER_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 100,
+    default: 5,
+    description: 'jobs one worker process handles at once',
+  }),
+  HEALTH_PORT: Type.Integer({
+    minimum: 0,
+    maximum: 65535,
+    default: 0,
+    description: 'port of /health/live, /health and /metrics',
+  }),
+  HOST: Type.String({
+    default: '',
+    description: 'address of the health server; unset: 0.0.0.0 in production, else 127.0.0.1',
+  }),
+  IMAGE_RETENTION_DAYS: Type.Integer({
+    minimum: 1,
+    maximum: 3650,
+    default: 30,
+    description: 'uploaded photos older than this are deleted',
+  }),
+  LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+    default: 'info',
+    description: 'pino log level',
+  }),
+  QUEUE_SUPERVISE_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 3600,
+    default: 2,
+    description: 'how often pg-boss looks for stopped jobs',
+  }),
   ...MODEL_SETTINGS,
 });
 export type WorkerSettings = Static<typeof WorkerSettingsSchema>;
@@ -54,10 +82,18 @@ export async function runWorker(
     applicationName: `nutrition-${kind}-worker`,
     synchronousCommit: false,
   });
-  const boss = createBoss(settings.DATABASE_URL, { supervise: true, intervalSeconds: settings.QUEUE_SUPERVISE_SECONDS, synchronousCommit: false });
+  const boss = createBoss(settings.DATABASE_URL, {
+    supervise: true,
+    intervalSeconds: settings.QUEUE_SUPERVISE_SECONDS,
+    synchronousCommit: false,
+  });
   // The loop's fetches, heartbeats and completions: pg-boss's statements, prepared (see queueDatabase), beside
   // pg-boss's own pool for supervision.
-  const queue = createDatabase(settings.DATABASE_URL, { max: 3, applicationName: `nutrition-${kind}-worker-queue`, synchronousCommit: false });
+  const queue = createDatabase(settings.DATABASE_URL, {
+    max: 3,
+    applicationName: `nutrition-${kind}-worker-queue`,
+    synchronousCommit: false,
+  });
   boss.on('error', (err) => log.error({ err }, 'queue error'));
   await boss.start();
   await ensureQueues(boss);
@@ -68,7 +104,10 @@ export async function runWorker(
     kind,
     concurrency: settings.WORKER_CONCURRENCY,
     handle: makeHandler(sql, log, settings),
-    giveUp: (data) => jobs.finish(kind, data.jobId, { error: { code: 'worker_lost', message: 'The job was interrupted too many times' } }),
+    giveUp: (data) =>
+      jobs.finish(kind, data.jobId, {
+        error: { code: 'worker_lost', message: 'The job was interrupted too many times' },
+      }),
     onAttempt: metrics.attempt,
     log,
   });
@@ -92,7 +131,8 @@ export async function runWorker(
   // Every path answers, whatever the database does: /health/live without it (for liveness probes), /health and
   // /metrics 503 while it is down.
   const respond = async (req: http.IncomingMessage, res: http.ServerResponse) => {
-    if (req.url === '/health/live') return answer(res, 200, 'application/json', JSON.stringify({ status: 'ok', inflight: loop.inflight }));
+    if (req.url === '/health/live')
+      return answer(res, 200, 'application/json', JSON.stringify({ status: 'ok', inflight: loop.inflight }));
     if (req.url === '/metrics') {
       const text = await metrics.render().catch((err: unknown) => {
         log.warn({ err }, 'metrics unavailable');
@@ -103,7 +143,12 @@ export async function runWorker(
     }
     const dbOk = await databaseAnswers(sql);
     const ok = dbOk && !draining;
-    answer(res, ok ? 200 : 503, 'application/json', JSON.stringify({ status: ok ? 'ok' : 'error', db: dbOk ? 'ok' : 'down', draining, inflight: loop.inflight }));
+    answer(
+      res,
+      ok ? 200 : 503,
+      'application/json',
+      JSON.stringify({ status: ok ? 'ok' : 'error', db: dbOk ? 'ok' : 'down', draining, inflight: loop.inflight }),
+    );
   };
   const health = http.createServer((req, res) => {
     respond(req, res).catch((err: unknown) => {
@@ -112,7 +157,10 @@ export async function runWorker(
     });
   });
   await new Promise<void>((resolve) => health.listen(settings.HEALTH_PORT, settings.HOST, resolve));
-  log.info({ port: (health.address() as AddressInfo).port, concurrency: settings.WORKER_CONCURRENCY }, `${kind} worker ready`);
+  log.info(
+    { port: (health.address() as AddressInfo).port, concurrency: settings.WORKER_CONCURRENCY },
+    `${kind} worker ready`,
+  );
 
   let stopping: Promise<void> | null = null;
   const stop = (signal: string) =>

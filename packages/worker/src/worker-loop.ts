@@ -1,6 +1,14 @@
 import type { Job, PgBoss } from 'pg-boss';
 import type { Sql } from '@nutrition/db';
-import { DEAD_LETTER_QUEUES, HEARTBEAT_SECONDS, QUEUES, SUBMITTED_CHANNEL, queueDatabase, type RecognitionJobData, type RecognitionKind } from './queues.ts';
+import {
+  DEAD_LETTER_QUEUES,
+  HEARTBEAT_SECONDS,
+  QUEUES,
+  SUBMITTED_CHANNEL,
+  queueDatabase,
+  type RecognitionJobData,
+  type RecognitionKind,
+} from './queues.ts';
 
 const DEAD_LETTER_CHECK_MS = 1000;
 
@@ -46,7 +54,10 @@ export function startWorkerLoop(boss: PgBoss, sql: Sql, options: WorkerLoopOptio
   });
 
   async function run(queue: string, job: Job<RecognitionJobData>) {
-    const heartbeat = setInterval(() => void boss.touch(queue, job, { db }).catch(() => {}), (HEARTBEAT_SECONDS * 1000) / 3);
+    const heartbeat = setInterval(
+      () => void boss.touch(queue, job, { db }).catch(() => {}),
+      (HEARTBEAT_SECONDS * 1000) / 3,
+    );
     const started = performance.now();
     try {
       let outcome: JobOutcome = 'failed';
@@ -57,7 +68,10 @@ export function startWorkerLoop(boss: PgBoss, sql: Sql, options: WorkerLoopOptio
     } catch (err) {
       options.log.error({ err, jobId: job.data.jobId }, 'job attempt failed; pg-boss will retry it');
       await boss.fail(queue, job, { message: (err as Error).message }, { db }).catch((failed) => {
-        options.log.error({ err: failed, jobId: job.data.jobId }, 'could not record the failed attempt; it is retried when its heartbeat expires');
+        options.log.error(
+          { err: failed, jobId: job.data.jobId },
+          'could not record the failed attempt; it is retried when its heartbeat expires',
+        );
       });
       options.onAttempt?.(job.data, 'retried', (performance.now() - started) / 1000);
     } finally {

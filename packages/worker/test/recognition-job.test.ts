@@ -6,7 +6,9 @@ import { runRecognitionJob } from '../src/recognition-job.ts';
 
 t.test('every recognition job: photos in order, purged photos, model errors, retries, finished jobs', async (t) => {
   const { sql } = await openTestDatabase(t, { max: 2 });
-  const [user] = await sql<{ id: string }[]>`INSERT INTO users (identity_provider, external_subject) VALUES ('test', 'job-test') RETURNING id`;
+  const [user] = await sql<
+    { id: string }[]
+  >`INSERT INTO users (identity_provider, external_subject) VALUES ('test', 'job-test') RETURNING id`;
   const jobs = recognitionRepository(sql);
   const photo = (n: number) => ({ contentType: 'image/jpeg', data: Buffer.from([0xff, 0xd8, 0xff, n]) });
   const submit = async (photos = [photo(1), photo(2), photo(3)]) =>
@@ -42,7 +44,11 @@ t.test('every recognition job: photos in order, purged photos, model errors, ret
 
   const crashed = await submit();
   const bug = { ...steps, result: async () => Promise.reject(new Error('connection lost')) };
-  await t.rejects(runRecognitionJob(jobs, 'product', crashed, bug), /connection lost/, 'not a model error: thrown for pg-boss to retry');
+  await t.rejects(
+    runRecognitionJob(jobs, 'product', crashed, bug),
+    /connection lost/,
+    'not a model error: thrown for pg-boss to retry',
+  );
   t.match(await state(crashed), { status: 'processing', attempts: 1 });
   t.equal(await runRecognitionJob(jobs, 'product', crashed, steps), 'done', 'the retry runs it again');
   t.match(await state(crashed), { status: 'done', attempts: 2 });

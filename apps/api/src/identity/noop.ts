@@ -7,7 +7,8 @@ import { InvalidIdentityToken, type IdentityVerifier } from './verifier.ts';
 export function noopVerifier(): IdentityVerifier {
   return {
     async verify(idToken) {
-      if (idToken.length < 1 || idToken.length > 128) throw new InvalidIdentityToken('id_token must be 1-128 characters');
+      if (idToken.length < 1 || idToken.length > 128)
+        throw new InvalidIdentityToken('id_token must be 1-128 characters');
       return { provider: 'noop', subject: idToken, email: `${idToken}@dev.local` };
     },
   };

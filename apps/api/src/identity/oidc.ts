@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import { createVerifier, createDecoder, type DecodedJwt } from 'fast-jwt';
 import { JwksCache } from './jwks.ts';
 import { IdentityProviderUnavailable, InvalidIdentityToken, type IdentityVerifier } from './verifier.ts';
@@ -52,7 +53,7 @@ export function oidcVerifier(providers: OidcProvider[], jwks = new JwksCache()):
         clockTolerance: 30_000,
         cache: false,
         key: async (decoded: DecodedJwt) => {
-          let key;
+          let key: KeyObject | undefined;
           try {
             key = await jwks.key(p.jwksUrl, decoded.header.kid);
           } catch (err) {
@@ -86,7 +87,8 @@ export function oidcVerifier(providers: OidcProvider[], jwks = new JwksCache()):
         throw new InvalidIdentityToken(`id_token rejected: ${(err as Error).message}`);
       }
       // An address the provider has not verified is not shown as the user's.
-      const verified = claims.email_verified === undefined || claims.email_verified === true || claims.email_verified === 'true';
+      const verified =
+        claims.email_verified === undefined || claims.email_verified === true || claims.email_verified === 'true';
       return { provider: provider.name, subject: claims.sub, email: claims.email && verified ? claims.email : null };
     },
   };

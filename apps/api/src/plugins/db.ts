@@ -27,7 +27,11 @@ export default fp(
       transactionWaitMs: opts.transactionWaitMs,
     });
     const search = createDatabase(opts.url, { max: 4, prepare: false, applicationName: 'nutrition-api-search' });
-    const productSearch = createDatabase(opts.url, { max: 4, genericPlans: true, applicationName: 'nutrition-api-product-search' });
+    const productSearch = createDatabase(opts.url, {
+      max: 4,
+      genericPlans: true,
+      applicationName: 'nutrition-api-product-search',
+    });
     app.decorate('sql', database.sql);
     app.decorate('transaction', database.transaction);
     app.decorate('searchSql', search.sql);

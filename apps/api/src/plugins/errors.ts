@@ -22,8 +22,20 @@ const CLIENT_ERROR_CODES: Record<string, string> = {
 
 /** Connection failures and server shutdowns: a 503 the client can retry, not a 500. */
 const DATABASE_DOWN = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
-  '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
 ]);
 
 function isDatabaseUnavailable(error: unknown): boolean {
@@ -53,7 +65,9 @@ export default fp(
       }
       if (error instanceof ModelUnavailable) {
         request.log.warn({ err: error }, 'model unavailable');
-        return reply.status(502).send(errorBody(502, 'model_unavailable', 'The model service is unavailable, try again later', request.id));
+        return reply
+          .status(502)
+          .send(errorBody(502, 'model_unavailable', 'The model service is unavailable, try again later', request.id));
       }
       const fe = error as FastifyError;
       if (fe.validation) {
@@ -93,13 +107,20 @@ export default fp(
       request.log.error({ err: error }, 'request failed');
       const code = status === 503 ? 'service_unavailable' : 'internal_error';
       const message = status === 503 ? 'A dependency is unavailable, try again shortly' : 'Internal server error';
-      return reply.status(status >= 500 ? status : 500).send(errorBody(status >= 500 ? status : 500, code, message, request.id));
+      return reply.status(Math.max(status, 500)).send(errorBody(Math.max(status, 500), code, message, request.id));
     });
 
     app.setNotFoundHandler((request, reply) => {
       reply
         .status(404)
-        .send(errorBody(404, 'route_not_found', `Route ${request.method} ${request.url.split('?')[0]} not found`, request.id));
+        .send(
+          errorBody(
+            404,
+            'route_not_found',
+            `Route ${request.method} ${request.url.split('?')[0]} not found`,
+            request.id,
+          ),
+        );
     });
 
     app.addHook('onRequest', (request, reply, done) => {

@@ -12,7 +12,7 @@ export interface JobState {
 
 export const jobState = (row: JobRow): JobState => ({
   status: row.status,
-  updatedAt: row.updated_at.getTime(),
+  updatedAt: Date.parse(row.updated_at),
   json: JSON.stringify(row),
 });
 
@@ -93,11 +93,17 @@ export default fp(
           if (!watchers.has(id)) return;
           const statusEnd = payload.indexOf(' ', 37);
           const timeEnd = payload.indexOf(' ', statusEnd + 1);
-          deliver(kind, id, timeEnd < 0 ? null : {
-            status: payload.slice(37, statusEnd) as JobState['status'],
-            updatedAt: Number(payload.slice(statusEnd + 1, timeEnd)),
-            json: payload.slice(timeEnd + 1),
-          });
+          deliver(
+            kind,
+            id,
+            timeEnd < 0
+              ? null
+              : {
+                  status: payload.slice(37, statusEnd) as JobState['status'],
+                  updatedAt: Number(payload.slice(statusEnd + 1, timeEnd)),
+                  json: payload.slice(timeEnd + 1),
+                },
+          );
         },
         () => {
           if (connectedBefore) for (const [id, entry] of watchers) if (entry.kind === kind) deliver(kind, id, null);
@@ -108,8 +114,8 @@ export default fp(
 
     app.decorate('jobEvents', {
       watch(kind, jobId, listener) {
-        let entry = watchers.get(jobId);
-        if (!entry) watchers.set(jobId, (entry = { kind, listeners: new Set() }));
+        const entry = watchers.get(jobId) ?? { kind, listeners: new Set<Listener>() };
+        watchers.set(jobId, entry);
         entry.listeners.add(listener);
         return () => {
           entry.listeners.delete(listener);

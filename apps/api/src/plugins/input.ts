@@ -14,7 +14,9 @@ const TEXT_HEADERS = ['accept-language', 'idempotency-key'] as const;
 export default fp(
   async (app: FastifyInstance) => {
     app.addHook('preValidation', (request, _reply, done) => {
-      const headers = Object.fromEntries(TEXT_HEADERS.filter((h) => request.headers[h] !== undefined).map((h) => [h, request.headers[h]]));
+      const headers = Object.fromEntries(
+        TEXT_HEADERS.filter((h) => request.headers[h] !== undefined).map((h) => [h, request.headers[h]]),
+      );
       const problem =
         findTextProblem(request.params, '/params', 'line') ??
         findTextProblem(request.query, '/querystring', 'line') ??

@@ -14,7 +14,12 @@ export default fp(
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
     const labelNames = ['method', 'route', 'status_code'] as const;
-    const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests', labelNames, registers: [registry] });
+    const requests = new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests',
+      labelNames,
+      registers: [registry],
+    });
     const duration = new Histogram({
       name: 'http_request_duration_seconds',
       help: 'HTTP request latency',
@@ -22,7 +27,14 @@ export default fp(
       buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60],
       registers: [registry],
     });
-    new Gauge({ name: 'sse_open_streams', help: 'Open server-sent event streams', registers: [registry], collect() { this.set(openStreams()); } });
+    new Gauge({
+      name: 'sse_open_streams',
+      help: 'Open server-sent event streams',
+      registers: [registry],
+      collect() {
+        this.set(openStreams());
+      },
+    });
     new Gauge({
       name: 'listen_connection_up',
       help: '1 while the LISTEN connection that feeds SSE and session revocation is up',
@@ -33,14 +45,19 @@ export default fp(
     });
 
     app.addHook('onResponse', (request, reply, done) => {
-      const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status_code: String(reply.statusCode) };
+      const labels = {
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        status_code: String(reply.statusCode),
+      };
       requests.inc(labels);
       duration.observe(labels, reply.elapsedTime / 1000);
       done();
     });
 
     app.get('/metrics', { schema: { hide: true }, config: { rateLimit: false } }, async (request, reply) => {
-      if (opts.token && request.headers.authorization !== `Bearer ${opts.token}`) throw unauthorized('Metrics need the metrics token');
+      if (opts.token && request.headers.authorization !== `Bearer ${opts.token}`)
+        throw unauthorized('Metrics need the metrics token');
       return reply.type(registry.contentType).send(await registry.metrics());
     });
   },

@@ -23,7 +23,10 @@ export default fp(
       const byId = new Map((await profiles.getMany([...new Set(ids)])).map((row) => [row.id, row]));
       return ids.map((id) => byId.get(id) ?? null);
     };
-    app.decorate('profileReads', new DataLoader(load, { cache: false, batchScheduleFn: (run) => setImmediate(run), maxBatchSize: 500 }));
+    app.decorate(
+      'profileReads',
+      new DataLoader(load, { cache: false, batchScheduleFn: (run) => setImmediate(run), maxBatchSize: 500 }),
+    );
   },
   { name: 'profile-reads', dependencies: ['db'] },
 );

@@ -52,11 +52,18 @@ export default fp(
     app.decorate('spendModelBudget', (request: FastifyRequest) => {
       const now = Date.now();
       if (windows.size > 10_000) for (const [user, w] of windows) if (now - w.start >= MINUTE_MS) windows.delete(user);
-      let window = windows.get(request.user.id);
-      if (!window || now - window.start >= MINUTE_MS) windows.set(request.user.id, (window = { start: now, used: 0 }));
+      const kept = windows.get(request.user.id);
+      const window = kept && now - kept.start < MINUTE_MS ? kept : { start: now, used: 0 };
+      windows.set(request.user.id, window);
       if (window.used >= limits.model) {
         const seconds = Math.max(1, Math.ceil((window.start + MINUTE_MS - now) / 1000));
-        throw new HttpError(429, 'rate_limited', `Too many model requests, retry in ${seconds} seconds`, undefined, seconds);
+        throw new HttpError(
+          429,
+          'rate_limited',
+          `Too many model requests, retry in ${seconds} seconds`,
+          undefined,
+          seconds,
+        );
       }
       window.used++;
     });

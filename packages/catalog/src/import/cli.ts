@@ -26,7 +26,9 @@ const progress = (s: ImportSummary) => {
   const rate = Math.round(s.read / Math.max(seconds, 0.001));
   const width = 30;
   const filled = Math.min(width, Math.floor((seconds % 3) * (width / 3)));
-  process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${s.read.toLocaleString('en')} rows  ${rate.toLocaleString('en')} rows/s `);
+  process.stderr.write(
+    `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${s.read.toLocaleString('en')} rows  ${rate.toLocaleString('en')} rows/s `,
+  );
 };
 try {
   const languages = (await sql<{ code: string }[]>`SELECT code FROM languages WHERE is_active`).map((l) => l.code);
@@ -34,9 +36,13 @@ try {
   if (tty) process.stderr.write('\n');
   const seconds = (Date.now() - started) / 1000;
   console.log(`read ${summary.read} rows in ${seconds.toFixed(1)} s (${Math.round(summary.read / seconds)} rows/s)`);
-  console.log(`inserted ${summary.inserted}, updated ${summary.updated}, unchanged ${summary.unchanged}, duplicates merged ${summary.duplicates}`);
+  console.log(
+    `inserted ${summary.inserted}, updated ${summary.updated}, unchanged ${summary.unchanged}, duplicates merged ${summary.duplicates}`,
+  );
   const skipped = Object.entries(summary.skipped);
-  console.log(`skipped ${skipped.reduce((n, [, c]) => n + (c ?? 0), 0)}${skipped.map(([r, c]) => `, ${r} ${c}`).join('')}`);
+  console.log(
+    `skipped ${skipped.reduce((n, [, c]) => n + (c ?? 0), 0)}${skipped.map(([r, c]) => `, ${r} ${c}`).join('')}`,
+  );
 } finally {
   await close();
   await target.stop();

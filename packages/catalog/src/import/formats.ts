@@ -60,15 +60,18 @@ export function jsonRecord(doc: Record<string, unknown>): FoodRecord {
     if (m && typeof value === 'string') names[m[1]!] = value;
   }
   const nutriments = (doc.nutriments ?? {}) as Record<string, unknown>;
-  const aggregated = ((doc.nutrition as { aggregated_set?: { per?: string; nutrients?: Record<string, OffNutrient> } } | undefined)
-    ?.aggregated_set ?? {});
+  const aggregated =
+    (doc.nutrition as { aggregated_set?: { per?: string; nutrients?: Record<string, OffNutrient> } } | undefined)
+      ?.aggregated_set ?? {};
   const per100g = !aggregated.per || aggregated.per === '100g' || aggregated.per === '100ml';
   const nutrient = (name: string, unit: string) => {
     const n = aggregated.nutrients?.[name];
     if (n && per100g && (!n.unit || n.unit.toLowerCase() === unit.toLowerCase())) return number(n.value);
     return number(nutriments[`${name}_100g`]);
   };
-  const tags = Array.isArray(doc.categories_tags) ? (doc.categories_tags as unknown[]).filter((t): t is string => typeof t === 'string') : [];
+  const tags = Array.isArray(doc.categories_tags)
+    ? (doc.categories_tags as unknown[]).filter((t): t is string => typeof t === 'string')
+    : [];
   return {
     code: String(doc.code ?? doc._id ?? ''),
     name: typeof doc.product_name === 'string' ? doc.product_name : null,

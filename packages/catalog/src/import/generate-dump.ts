@@ -9,11 +9,66 @@ import { gtinCheckDigit } from '@nutrition/domain';
  * realistic word frequencies; every barcode is a valid EAN-13 outside the seed data's 2xx range.
  */
 const WORDS = [
-  'milk', 'chocolate', 'organic', 'yogurt', 'cheese', 'bread', 'juice', 'orange', 'apple', 'tea', 'green', 'coffee',
-  'butter', 'cookies', 'pasta', 'tomato', 'sauce', 'rice', 'chicken', 'soup', 'cereal', 'honey', 'oat', 'almond',
-  'молоко', 'сыр', 'хлеб', 'сок', 'гречка', 'шоколад', 'печенье', 'кефир', 'творог', 'йогурт', 'чай', 'колбаса',
-  'Milch', 'Käse', 'Brot', 'Schokolade', 'Joghurt', 'Saft', 'Apfel', 'Nudeln', 'lait', 'fromage', 'pain', 'chocolat',
-  'jus', 'pomme', 'leche', 'queso', 'pan', 'zumo', 'latte', 'formaggio', 'pane', 'mleko', 'ser', 'chleb',
+  'milk',
+  'chocolate',
+  'organic',
+  'yogurt',
+  'cheese',
+  'bread',
+  'juice',
+  'orange',
+  'apple',
+  'tea',
+  'green',
+  'coffee',
+  'butter',
+  'cookies',
+  'pasta',
+  'tomato',
+  'sauce',
+  'rice',
+  'chicken',
+  'soup',
+  'cereal',
+  'honey',
+  'oat',
+  'almond',
+  'молоко',
+  'сыр',
+  'хлеб',
+  'сок',
+  'гречка',
+  'шоколад',
+  'печенье',
+  'кефир',
+  'творог',
+  'йогурт',
+  'чай',
+  'колбаса',
+  'Milch',
+  'Käse',
+  'Brot',
+  'Schokolade',
+  'Joghurt',
+  'Saft',
+  'Apfel',
+  'Nudeln',
+  'lait',
+  'fromage',
+  'pain',
+  'chocolat',
+  'jus',
+  'pomme',
+  'leche',
+  'queso',
+  'pan',
+  'zumo',
+  'latte',
+  'formaggio',
+  'pane',
+  'mleko',
+  'ser',
+  'chleb',
 ];
 
 export async function generateDump(rows: number, out: string, seed = 1): Promise<void> {
@@ -21,11 +76,21 @@ export async function generateDump(rows: number, out: string, seed = 1): Promise
   const columns = header.split('\t');
   const at = (name: string) => columns.indexOf(name);
   const idx = {
-    code: at('code'), name: at('product_name'), brands: at('brands'), categories: at('categories_tags'),
-    kcal: at('energy-kcal_100g'), kj: at('energy-kj_100g'), fat: at('fat_100g'), carbs: at('carbohydrates_100g'), protein: at('proteins_100g'),
+    code: at('code'),
+    name: at('product_name'),
+    brands: at('brands'),
+    categories: at('categories_tags'),
+    kcal: at('energy-kcal_100g'),
+    kj: at('energy-kj_100g'),
+    fat: at('fat_100g'),
+    carbs: at('carbohydrates_100g'),
+    protein: at('proteins_100g'),
   };
   let state = seed >>> 0 || 1;
-  const random = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  const random = () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
   const pick = <T>(list: T[]) => list[Math.floor(random() * list.length)]!;
   const file = createWriteStream(out);
   file.write(`${header}\n`);
@@ -38,7 +103,13 @@ export async function generateDump(rows: number, out: string, seed = 1): Promise
     fields[idx.code] = payload + gtinCheckDigit(payload);
     fields[idx.name] = `${pick(WORDS)} ${pick(WORDS)}${random() < 0.5 ? ` ${pick(WORDS)}` : ''} ${i % 1000}`;
     fields[idx.brands] = `Brand ${i % 5000}`;
-    fields[idx.categories] = pick(['en:dairies,en:milks', 'en:beverages,en:juices', 'en:snacks,en:chocolates', 'en:cereals', 'en:breads']);
+    fields[idx.categories] = pick([
+      'en:dairies,en:milks',
+      'en:beverages,en:juices',
+      'en:snacks,en:chocolates',
+      'en:cereals',
+      'en:breads',
+    ]);
     fields[idx.kcal] = String(Math.round(fat * 9 + carbs * 4 + protein * 4));
     fields[idx.kj] = '';
     fields[idx.fat] = String(fat);

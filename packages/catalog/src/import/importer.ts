@@ -4,10 +4,12 @@ import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { normalizeFoodRecord, type FoodRecord, type ImportedProduct, type SkipReason } from '@nutrition/domain';
-import type postgres from 'postgres';
 import type { Sql } from '@nutrition/db';
 import { refreshSearchWords } from '../search-words.ts';
 import { csvReader, jsonRecord } from './formats.ts';
+
+/** A connection of the pool held by one writer for the whole import. */
+type Reserved = Awaited<ReturnType<Sql['reserve']>>;
 
 export interface ImportSummary {
   read: number;
@@ -39,7 +41,9 @@ async function isGzip(path: string): Promise<boolean> {
 /** COPY text format: backslash, tab, newline and carriage return escaped; `\N` for null. */
 function copyField(value: string | number | null): string {
   if (value === null) return '\\N';
-  return String(value).replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
+  return String(value).replace(/[\\\t\n\r]/g, (c) =>
+    c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r',
+  );
 }
 
 /** Writer connections: a batch is written on one while the file is read and the next batch written on another. */
@@ -54,14 +58,23 @@ const WRITERS = 2;
  * Two connections write at once while the file is parsed, and a barcode always goes to the same one (by its digits),
  * so "the last row of a barcode wins" holds across batches as it does within one.
  */
-export async function importFoodDump(sql: Sql, path: string, languages: readonly string[], options: ImportOptions = {}): Promise<ImportSummary> {
+export async function importFoodDump(
+  sql: Sql,
+  path: string,
+  languages: readonly string[],
+  options: ImportOptions = {},
+): Promise<ImportSummary> {
   const summary: ImportSummary = { read: 0, inserted: 0, updated: 0, unchanged: 0, duplicates: 0, skipped: {} };
   const skip = (reason: SkipReason | 'unparsable') => (summary.skipped[reason] = (summary.skipped[reason] ?? 0) + 1);
   const gzip = await isGzip(path);
   const [clock] = await sql<{ now: Date }[]>`SELECT now()`;
   const started = clock!.now;
   const size = options.batchSize ?? BATCH;
-  const writers: { conn: postgres.ReservedSql<any>; batch: ImportedProduct[]; writing: Promise<void> }[] = [];
+  const writers: {
+    conn: Reserved;
+    batch: ImportedProduct[];
+    writing: Promise<void>;
+  }[] = [];
   try {
     // A pool smaller than that gets fewer writers rather than waiting forever for a connection.
     for (let i = 0; i < Math.min(WRITERS, sql.options.max); i++) {
@@ -130,7 +143,7 @@ export async function importFoodDump(sql: Sql, path: string, languages: readonly
   return summary;
 }
 
-async function writeBatch(conn: postgres.ReservedSql<any>, batch: ImportedProduct[], summary: ImportSummary) {
+async function writeBatch(conn: Reserved, batch: ImportedProduct[], summary: ImportSummary) {
   // The last row of a barcode in the batch wins.
   const products = [...new Map(batch.map((p) => [p.barcode, p])).values()];
   await conn`TRUNCATE food_import`;
@@ -143,7 +156,17 @@ async function writeBatch(conn: postgres.ReservedSql<any>, batch: ImportedProduc
       let ok = true;
       while (i < products.length && ok) {
         const p = products[i]!;
-        const row = [p.barcode, p.canonicalName, p.brand, p.categoryCode, p.calories, p.protein, p.fat, p.carbs, JSON.stringify(p.aliases)];
+        const row = [
+          p.barcode,
+          p.canonicalName,
+          p.brand,
+          p.categoryCode,
+          p.calories,
+          p.protein,
+          p.fat,
+          p.carbs,
+          JSON.stringify(p.aliases),
+        ];
         ok = copy.write(`${row.map(copyField).join('\t')}\n`);
         i++;
       }

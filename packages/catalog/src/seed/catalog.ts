@@ -41,7 +41,9 @@ export interface SeedDish {
 }
 
 async function readFolder<T>(folder: string): Promise<T[]> {
-  const files = (await readdir(new URL(folder, seedDataDir)).catch(() => [] as string[])).filter((f) => f.endsWith('.json')).sort();
+  const files = (await readdir(new URL(folder, seedDataDir)).catch(() => [] as string[]))
+    .filter((f) => f.endsWith('.json'))
+    .sort();
   const lists = await Promise.all(files.map((f) => readJson<T[]>(`${folder}${f}`)));
   return lists.flat();
 }
@@ -102,9 +104,7 @@ async function seedProducts(tx: Queryable, products: SeedProduct[]) {
 }
 
 async function seedDishes(tx: Queryable, dishes: SeedDish[], productIds: Map<string, string>) {
-  const units = new Map(
-    (await tx<Unit[]>`SELECT code, kind, factor FROM units`).map((u) => [u.code, u] as const),
-  );
+  const units = new Map((await tx<Unit[]>`SELECT code, kind, factor FROM units`).map((u) => [u.code, u] as const));
   for (const dish of dishes) {
     const [saved] = await tx<{ id: string }[]>`
       INSERT INTO dishes (code, category_code, cuisine_code, source)
@@ -122,7 +122,8 @@ async function seedDishes(tx: Queryable, dishes: SeedDish[], productIds: Map<str
       INSERT INTO dish_translations ${tx(translations)}
       ON CONFLICT (dish_id, language_code) DO UPDATE SET name = excluded.name, description = excluded.description`;
     await tx`DELETE FROM dish_tags WHERE dish_id = ${dishId}`;
-    if (dish.tags.length > 0) await tx`INSERT INTO dish_tags ${tx(dish.tags.map((tag_code) => ({ dish_id: dishId, tag_code })))}`;
+    if (dish.tags.length > 0)
+      await tx`INSERT INTO dish_tags ${tx(dish.tags.map((tag_code) => ({ dish_id: dishId, tag_code })))}`;
 
     const { recipe } = dish;
     const ingredients = recipe.ingredients.map((ing, i) => {
@@ -133,7 +134,12 @@ async function seedDishes(tx: Queryable, dishes: SeedDish[], productIds: Map<str
     });
     const perServing = (await computePerServing(
       tx,
-      ingredients.map((ing) => ({ productId: ing.productId, name: null, quantity: ing.quantity, unitCode: ing.unit.code })),
+      ingredients.map((ing) => ({
+        productId: ing.productId,
+        name: null,
+        quantity: ing.quantity,
+        unitCode: ing.unit.code,
+      })),
       recipe.servings,
     )) ?? { calories: 0, protein: 0, fat: 0, carbs: 0 };
     const values = {
@@ -157,11 +163,24 @@ async function seedDishes(tx: Queryable, dishes: SeedDish[], productIds: Map<str
     await writeRecipeBody(
       tx,
       recipeId,
-      ingredients.map((ing) => ({ productId: ing.productId, name: null, quantity: ing.quantity, unitCode: ing.unit.code, note: ing.note ?? null })),
-      recipe.steps.map(({ duration_minutes, ...text }) => ({ text: text as Record<string, string>, durationMinutes: duration_minutes ?? null })),
+      ingredients.map((ing) => ({
+        productId: ing.productId,
+        name: null,
+        quantity: ing.quantity,
+        unitCode: ing.unit.code,
+        note: ing.note ?? null,
+      })),
+      recipe.steps.map(({ duration_minutes, ...text }) => ({
+        text: text as Record<string, string>,
+        durationMinutes: duration_minutes ?? null,
+      })),
     );
     if (recipe.notes) {
-      const notes = Object.entries(recipe.notes).map(([language_code, notes]) => ({ recipe_id: recipeId, language_code, notes }));
+      const notes = Object.entries(recipe.notes).map(([language_code, notes]) => ({
+        recipe_id: recipeId,
+        language_code,
+        notes,
+      }));
       await tx`
         INSERT INTO recipe_translations ${tx(notes)}
         ON CONFLICT (recipe_id, language_code) DO UPDATE SET notes = excluded.notes`;

@@ -104,7 +104,11 @@ async function upsertTranslations(
   keyColumn: string,
   items: { code: string; names: Translations }[],
 ) {
-  const rows = translationRows(items).map((r) => ({ [keyColumn]: r.code, language_code: r.language_code, name: r.name }));
+  const rows = translationRows(items).map((r) => ({
+    [keyColumn]: r.code,
+    language_code: r.language_code,
+    name: r.name,
+  }));
   await tx`
     INSERT INTO ${tx(table)} ${tx(rows, keyColumn, 'language_code', 'name')}
     ON CONFLICT (${tx(keyColumn)}, language_code) DO UPDATE SET name = excluded.name`;

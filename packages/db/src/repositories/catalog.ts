@@ -1,4 +1,4 @@
-import type { Queryable, Sql } from '../client.ts';
+import type { Sql } from '../client.ts';
 import { localizedName } from './localized.ts';
 import { visibleDish, visibleRecipe } from './ownership.ts';
 
@@ -25,7 +25,7 @@ function prefixQuery(words: string[]): string {
 
 /**
  * A product's columns with its names in `lang` (English, then the canonical name, where missing). The names are scalar
- * subqueries rather than joins: seven more joins made planning cost more than running the search (6-8 ms against 1-2).
+ * subqueries rather than joins, which cost more to plan than the search costs to run.
  */
 const PRODUCT_COLUMNS = (sql: Sql, lang: string) => sql`
   p.id, p.canonical_name,
@@ -74,9 +74,9 @@ const CANDIDATES = 150;
  * Catalog reads. Search ranks a bounded candidate set: names equal to or starting with the query (btree), names
  * containing every query word as a word prefix (full text, each word widened by the closest vocabulary words when it
  * looks misspelt), ranked by the greater of text rank and trigram similarity. Product search runs on
- * `productSearchSql`, meant for generic plans (its index ranges and full text plan the same for any query, and planning
- * cost twice what running does: 1.2 ms against 0.6); dish search, whose LIKE and trigram conditions go wrong in a
- * generic plan, runs unprepared on `searchSql`.
+ * `productSearchSql`, meant for generic plans (its index ranges and full text plan the same for any query, and
+ * planning cost more than running); dish search, whose LIKE and trigram conditions go wrong in a generic plan, runs
+ * unprepared on `searchSql`.
  */
 export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchSql: Sql = sql) {
   /**
@@ -96,7 +96,6 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
     FROM unnest(${words}::text[]) WITH ORDINALITY AS q(w, ord)`;
 
   return {
-
     async searchProducts(s: ProductSearch): Promise<ProductRow[]> {
       const q = s.q.trim().toLowerCase();
       const words = queryWords(q);
@@ -179,8 +178,12 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
       return searchSql<(DishSummaryRow & { score: number })[]>`
         WITH m AS (
           SELECT t.dish_id, max(greatest(
-            ${tsq ? sql`ts_rank(to_tsvector(l.search_config::regconfig, t.name), to_tsquery(l.search_config::regconfig, ${tsq})),
-            ts_rank(to_tsvector('simple', t.name), to_tsquery('simple', ${tsq})),` : sql``}
+            ${
+              tsq
+                ? sql`ts_rank(to_tsvector(l.search_config::regconfig, t.name), to_tsquery(l.search_config::regconfig, ${tsq})),
+            ts_rank(to_tsvector('simple', t.name), to_tsquery('simple', ${tsq})),`
+                : sql``
+            }
             similarity(lower(t.name), ${text}),
             word_similarity(${text}, lower(t.name)),
             CASE WHEN lower(t.name) LIKE ${contains} THEN 0.6 ELSE 0 END
@@ -191,8 +194,12 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
           WHERE lower(t.name) LIKE ${contains}
              OR lower(t.name) % ${text}
              OR ${text} <% lower(t.name)
-             ${tsq ? sql`OR to_tsvector(l.search_config::regconfig, t.name) @@ to_tsquery(l.search_config::regconfig, ${tsq})
-             OR to_tsvector('simple', t.name) @@ to_tsquery('simple', ${tsq})` : sql``}
+             ${
+               tsq
+                 ? sql`OR to_tsvector(l.search_config::regconfig, t.name) @@ to_tsquery(l.search_config::regconfig, ${tsq})
+             OR to_tsvector('simple', t.name) @@ to_tsquery('simple', ${tsq})`
+                 : sql``
+             }
           GROUP BY t.dish_id
         )
         SELECT ${DISH_SUMMARY(sql)}, round(m.score::numeric, 4)::float8 AS score

@@ -96,7 +96,7 @@ export function diaryRepository(sql: Queryable) {
               'recipe_id', recipe_id, 'name', name, 'portions', portions, 'portion_g', portion_g, 'calories', calories,
               'protein_g', protein_g, 'fat_g', fat_g, 'carbs_g', carbs_g, 'job_id', job_id,
               'created_at', to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
-            ORDER BY array_position(${MEAL_TYPES as unknown as string[]}::text[], meal_type), created_at, id),
+            ORDER BY array_position(${[...MEAL_TYPES]}::text[], meal_type), created_at, id),
             '[]')::text AS entries,
           json_build_object('calories', round(COALESCE(sum(calories), 0)::numeric, 1), 'protein_g', round(COALESCE(sum(protein_g), 0)::numeric, 1),
             'fat_g', round(COALESCE(sum(fat_g), 0)::numeric, 1), 'carbs_g', round(COALESCE(sum(carbs_g), 0)::numeric, 1))::text AS totals,
@@ -129,15 +129,17 @@ export function diaryRepository(sql: Queryable) {
 
     /** Distinct dishes and products of the user's recent entries, with how often each was logged. */
     async recent(userId: string, language: string, limit: number) {
-      return sql<{
-        kind: 'dish' | 'product';
-        dish_id: string | null;
-        product_id: string | null;
-        recipe_id: string | null;
-        name: string;
-        last_used_at: Date;
-        use_count: number;
-      }[]>`
+      return sql<
+        {
+          kind: 'dish' | 'product';
+          dish_id: string | null;
+          product_id: string | null;
+          recipe_id: string | null;
+          name: string;
+          last_used_at: Date;
+          use_count: number;
+        }[]
+      >`
         WITH used AS (
           SELECT CASE WHEN dish_id IS NOT NULL THEN 'dish' ELSE 'product' END AS kind, dish_id, product_id,
                  (array_agg(recipe_id ORDER BY created_at DESC))[1] AS recipe_id,
@@ -200,7 +202,9 @@ export function diaryRepository(sql: Queryable) {
 
     /** The dish `findDishByName` finds, with its default recipe's per-serving macros, in one statement. */
     async findDishWithRecipe(userId: string, name: string) {
-      const [row] = await sql<{ dish_id: string; recipe_id: string; calories: number; protein: number; fat: number; carbs: number }[]>`
+      const [row] = await sql<
+        { dish_id: string; recipe_id: string; calories: number; protein: number; fat: number; carbs: number }[]
+      >`
         SELECT m.dish_id, r.id AS recipe_id, r.calories_per_serving::float8 AS calories, r.protein_per_serving::float8 AS protein,
                r.fat_per_serving::float8 AS fat, r.carbs_per_serving::float8 AS carbs
         FROM (${DISH_BY_NAME(sql, userId, name)}) m

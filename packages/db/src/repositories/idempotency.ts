@@ -31,7 +31,14 @@ export function idempotencyRepository(sql: Queryable) {
     },
 
     /** Stores the response of the key's first request; a key older than a day is taken over. */
-    async store(userId: string, route: string, key: string, requestHash: string, statusCode: number, response: unknown) {
+    async store(
+      userId: string,
+      route: string,
+      key: string,
+      requestHash: string,
+      statusCode: number,
+      response: unknown,
+    ) {
       await sql`
         INSERT INTO idempotency_keys (user_id, route, key, request_hash, status_code, response)
         VALUES (${userId}, ${route}, ${key}, ${requestHash}, ${statusCode}, ${JSON.stringify(response)}::jsonb)

@@ -30,7 +30,9 @@ export interface MenuSlotInput {
 export function menuRepository(sql: Queryable) {
   return {
     async plan(userId: string, weekStart: string, language: string) {
-      const [plan] = await sql<{ id: string }[]>`SELECT id FROM menu_plans WHERE user_id = ${userId} AND week_start = ${weekStart}`;
+      const [plan] = await sql<
+        { id: string }[]
+      >`SELECT id FROM menu_plans WHERE user_id = ${userId} AND week_start = ${weekStart}`;
       if (!plan) return { id: null, items: [] as MenuItemRow[] };
       const items = await sql<MenuItemRow[]>`
         SELECT m.id, m.date, m.meal_type, m.dish_id, m.recipe_id, COALESCE(tl.name, te.name) AS name,
@@ -45,7 +47,7 @@ export function menuRepository(sql: Queryable) {
         LEFT JOIN dish_translations tl ON tl.dish_id = m.dish_id AND tl.language_code = ${language}
         LEFT JOIN dish_translations te ON te.dish_id = m.dish_id AND te.language_code = 'en'
         WHERE m.menu_plan_id = ${plan.id}
-        ORDER BY m.date, array_position(${MEAL_TYPES as unknown as string[]}::text[], m.meal_type)`;
+        ORDER BY m.date, array_position(${[...MEAL_TYPES]}::text[], m.meal_type)`;
       return { id: plan.id, items };
     },
 
@@ -69,7 +71,15 @@ export function menuRepository(sql: Queryable) {
         RETURNING id`;
       if (slots.length === 0) return;
       await sql`
-        INSERT INTO menu_items ${sql(slots.map((s) => ({ ...s, menu_plan_id: plan!.id })), 'menu_plan_id', 'date', 'meal_type', 'dish_id', 'recipe_id', 'servings')}
+        INSERT INTO menu_items ${sql(
+          slots.map((s) => ({ ...s, menu_plan_id: plan!.id })),
+          'menu_plan_id',
+          'date',
+          'meal_type',
+          'dish_id',
+          'recipe_id',
+          'servings',
+        )}
         ON CONFLICT (menu_plan_id, date, meal_type)
           DO UPDATE SET dish_id = excluded.dish_id, recipe_id = excluded.recipe_id, servings = excluded.servings`;
     },

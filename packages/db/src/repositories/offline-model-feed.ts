@@ -79,6 +79,5 @@ export function offlineModelFeedRepository(sql: Sql, searchSql: Sql = sql) {
       ]);
       return { dishes: dishes.map((d) => d.name), products };
     },
-
   };
 }

@@ -29,9 +29,10 @@ export const EXPIRES_AT = (sql: Queryable, zone: string, alias = 'u') =>
   sql`date_trunc('milliseconds', ((${sql(alias)}.added_at AT TIME ZONE ${zone}) + make_interval(days => ${sql(alias)}.storage_days)) AT TIME ZONE ${zone})`;
 
 /** Calendar days from the user's today to the expiry date on their clock (0: expires today; negative: expired). */
-const DAYS_LEFT = (sql: Queryable, time: LocalTime) => sql`((${EXPIRES_AT(sql, time.zone)}) AT TIME ZONE ${time.zone})::date - ${time.today}::date`;
+const DAYS_LEFT = (sql: Queryable, time: LocalTime) =>
+  sql`((${EXPIRES_AT(sql, time.zone)}) AT TIME ZONE ${time.zone})::date - ${time.today}::date`;
 
-const ITEM = (sql: Queryable, language: string, time: LocalTime) => sql`
+const ITEM = (sql: Queryable, _language: string, time: LocalTime) => sql`
   u.id, u.product_id, COALESCE(u.name, pl.name, pe.name, p.canonical_name) AS name, u.quantity::float8 AS quantity,
   u.unit_code, COALESCE(ut.name, ue.name, u.unit_code) AS unit_name, u.storage_days, u.added_at,
   ${EXPIRES_AT(sql, time.zone)} AS expires_at, ${DAYS_LEFT(sql, time)} AS days_left`;
@@ -100,7 +101,17 @@ export function pantryRepository(sql: Queryable) {
       return (await sql`SELECT 1 FROM units WHERE code = ${code}`).length > 0;
     },
 
-    async insert(userId: string, item: { productId: string | null; name: string | null; quantity: number; unitCode: string; storageDays: number; addedAt: string | Date }) {
+    async insert(
+      userId: string,
+      item: {
+        productId: string | null;
+        name: string | null;
+        quantity: number;
+        unitCode: string;
+        storageDays: number;
+        addedAt: string | Date;
+      },
+    ) {
       const [row] = await sql<{ id: string }[]>`
         INSERT INTO user_products (user_id, product_id, name, quantity, unit_code, storage_days, added_at)
         VALUES (${userId}, ${item.productId}, ${item.name}, ${item.quantity}, ${item.unitCode}, ${item.storageDays}, ${item.addedAt}::timestamptz)

@@ -38,9 +38,13 @@ export function generatedRecipeRepository(sql: Queryable) {
   return {
     matchProducts,
 
-    async save(
-      input: { recipe: GeneratedRecipeInput; source: 'ai' | 'menu'; userId: string; language: string; imageUrl: string | null },
-    ): Promise<{ dishId: string; recipeId: string; caloriesPerServing: number }> {
+    async save(input: {
+      recipe: GeneratedRecipeInput;
+      source: 'ai' | 'menu';
+      userId: string;
+      language: string;
+      imageUrl: string | null;
+    }): Promise<{ dishId: string; recipeId: string; caloriesPerServing: number }> {
       const { recipe } = input;
       const matched = await matchProducts(recipe.ingredients.filter((i) => !i.productId).map((i) => i.name));
       let next = 0;

@@ -30,7 +30,16 @@ export const STORED_PROFILE = (sql: Queryable) => sql`
   id, email, name, date_of_birth, sex, height_cm::float8 AS height_cm, weight_kg::float8 AS weight_kg,
   activity_level, goal, plan, preferences, timezone, diary_version::text AS diary_version`;
 
-const PROFILE_COLUMNS = ['name', 'date_of_birth', 'sex', 'height_cm', 'weight_kg', 'activity_level', 'goal', 'timezone'] as const;
+const PROFILE_COLUMNS = [
+  'name',
+  'date_of_birth',
+  'sex',
+  'height_cm',
+  'weight_kg',
+  'activity_level',
+  'goal',
+  'timezone',
+] as const;
 
 export function profileRepository(sql: Queryable) {
   return {
@@ -41,7 +50,9 @@ export function profileRepository(sql: Queryable) {
 
     /** Several users' profiles in one statement (the API batches concurrent requests' reads into it). */
     async getMany(userIds: readonly string[]): Promise<StoredProfile[]> {
-      return sql<StoredProfile[]>`SELECT ${STORED_PROFILE(sql)} FROM users WHERE id = ANY(${userIds as string[]}::uuid[])`;
+      return sql<
+        StoredProfile[]
+      >`SELECT ${STORED_PROFILE(sql)} FROM users WHERE id = ANY(${userIds as string[]}::uuid[])`;
     },
 
     /** The time zone names PostgreSQL knows (a zone the API accepts must be known to the runtime and to SQL). */
@@ -76,7 +87,10 @@ export function profileRepository(sql: Queryable) {
 }
 
 /** The profile columns the energy calculation reads. */
-export type EnergyRow = Pick<ProfileRow, 'sex' | 'weight_kg' | 'height_cm' | 'date_of_birth' | 'activity_level' | 'goal'>;
+export type EnergyRow = Pick<
+  ProfileRow,
+  'sex' | 'weight_kg' | 'height_cm' | 'date_of_birth' | 'activity_level' | 'goal'
+>;
 
 /** What the energy calculation needs from a profile. */
 export function energyInputs(row: EnergyRow): EnergyInputs {

@@ -27,12 +27,29 @@ export interface Macros {
  * Per-serving macros from the ingredients (grams through unit factors, densities and piece weights), with how many
  * ingredients could not be weighed; null when an ingredient has no catalog product at all.
  */
-export async function computePerServing(tx: Queryable, ingredients: IngredientInput[], servings: number): Promise<(Macros & { unmeasured: number }) | null> {
+export async function computePerServing(
+  tx: Queryable,
+  ingredients: IngredientInput[],
+  servings: number,
+): Promise<(Macros & { unmeasured: number }) | null> {
   if (ingredients.length === 0 || ingredients.some((i) => !i.productId)) return null;
   const ids = [...new Set(ingredients.map((i) => i.productId!))];
   const [units, products] = await Promise.all([
-    tx<Unit[]>`SELECT code, kind, factor FROM units WHERE code = ANY(${[...new Set(ingredients.map((i) => i.unitCode))]})`,
-    tx<{ id: string; calories: number | null; protein: number | null; fat: number | null; carbs: number | null; density: number | null; piece_g: number | null; unit_grams: Record<string, number> }[]>`
+    tx<
+      Unit[]
+    >`SELECT code, kind, factor FROM units WHERE code = ANY(${[...new Set(ingredients.map((i) => i.unitCode))]})`,
+    tx<
+      {
+        id: string;
+        calories: number | null;
+        protein: number | null;
+        fat: number | null;
+        carbs: number | null;
+        density: number | null;
+        piece_g: number | null;
+        unit_grams: Record<string, number>;
+      }[]
+    >`
       SELECT id, calories_per_100g AS calories, protein_per_100g AS protein, fat_per_100g AS fat, carbs_per_100g AS carbs,
              density_g_per_ml AS density, piece_g, unit_grams
       FROM products WHERE id = ANY(${ids}::uuid[])`,
@@ -52,7 +69,12 @@ export async function computePerServing(tx: Queryable, ingredients: IngredientIn
 }
 
 /** Replaces a recipe's ingredients and steps (ids of both change; nothing references them). */
-export async function writeRecipeBody(tx: Queryable, recipeId: string, ingredients: IngredientInput[], steps: StepInput[]) {
+export async function writeRecipeBody(
+  tx: Queryable,
+  recipeId: string,
+  ingredients: IngredientInput[],
+  steps: StepInput[],
+) {
   await tx`DELETE FROM recipe_ingredients WHERE recipe_id = ${recipeId}`;
   if (ingredients.length > 0) {
     await tx`INSERT INTO recipe_ingredients ${tx(
@@ -73,7 +95,11 @@ export async function writeRecipeBody(tx: Queryable, recipeId: string, ingredien
     INSERT INTO recipe_steps ${tx(steps.map((s, i) => ({ recipe_id: recipeId, position: i + 1, duration_minutes: s.durationMinutes })))}
     RETURNING id, position`;
   const texts = saved.flatMap((step) =>
-    Object.entries(steps[step.position - 1]!.text).map(([language_code, text]) => ({ step_id: step.id, language_code, text })),
+    Object.entries(steps[step.position - 1]!.text).map(([language_code, text]) => ({
+      step_id: step.id,
+      language_code,
+      text,
+    })),
   );
   if (texts.length > 0) await tx`INSERT INTO recipe_step_translations ${tx(texts)}`;
 }

@@ -13,8 +13,9 @@ export interface JobRow {
   target_meal_type?: string | null;
   result: unknown;
   error: JobError | null;
-  created_at: Date;
-  updated_at: Date;
+  /** RFC 3339 in UTC, as sent. */
+  created_at: string;
+  updated_at: string;
 }
 
 export interface UploadedImage {
@@ -34,10 +35,12 @@ export interface StartedJob {
 
 const TABLE: Record<RecognitionKind, string> = { dish: 'dish_recognition_jobs', product: 'product_recognition_jobs' };
 
+type Read = { job: JobRow };
+const jobs = (rows: Read[]) => rows.map((r) => r.job);
+
+/** The job as the API sends it, built by the SQL function the status trigger uses too (migration 0012). */
 const COLUMNS = (sql: Queryable, kind: RecognitionKind) =>
-  kind === 'dish'
-    ? sql`id, status, target_date, target_meal_type, result, error, created_at, updated_at`
-    : sql`id, status, job_type, result, error, created_at, updated_at`;
+  kind === 'dish' ? sql`dish_job_json(j) AS job` : sql`product_job_json(j) AS job`;
 
 /** Recognition jobs and their images; the API reads them scoped by the user, workers by id. */
 export function recognitionRepository(sql: Queryable) {
@@ -49,18 +52,26 @@ export function recognitionRepository(sql: Queryable) {
      * jobs that will be taken first (every paid one, and for a free job every free one too: all were submitted
      * earlier); `avgSeconds` is the mean processing time of the last 50 done jobs.
      */
-    async create(kind: RecognitionKind,
+    async create(
+      kind: RecognitionKind,
       userId: string,
       fields: { jobType?: ProductJobType; targetDate?: string | null; targetMealType?: string | null },
       images: UploadedImage[],
     ): Promise<{ id: string; plan: Plan; ahead: number; avgSeconds: number | null }> {
       const table = sql(TABLE[kind]);
       const rows = images
-        .map((img, position) => sql`(${position}::int, ${img.contentType}::text, ${img.data.length}::int, ${img.data}::bytea)`)
+        .map(
+          (img, position) =>
+            sql`(${position}::int, ${img.contentType}::text, ${img.data.length}::int, ${img.data}::bytea)`,
+        )
         .reduce((all, row) => sql`${all}, ${row}`);
-      const [columns, values] = kind === 'dish'
-        ? [sql`target_date, target_meal_type`, sql`${fields.targetDate ?? null}::date, ${fields.targetMealType ?? null}::text`]
-        : [sql`job_type`, sql`${fields.jobType!}::text`];
+      const [columns, values] =
+        kind === 'dish'
+          ? [
+              sql`target_date, target_meal_type`,
+              sql`${fields.targetDate ?? null}::date, ${fields.targetMealType ?? null}::text`,
+            ]
+          : [sql`job_type`, sql`${fields.jobType!}::text`];
       const [job] = await sql<{ id: string; plan: Plan; ahead: number; avg_seconds: number | null }[]>`
         WITH img AS (
           SELECT uuidv7() AS id, v.* FROM (VALUES ${rows}) AS v(position, content_type, byte_size, data)
@@ -87,42 +98,50 @@ export function recognitionRepository(sql: Queryable) {
     },
 
     async get(kind: RecognitionKind, userId: string, jobId: string): Promise<JobRow | null> {
-      const [row] = await sql<JobRow[]>`
-        SELECT ${COLUMNS(sql, kind)} FROM ${sql(TABLE[kind])} WHERE id = ${jobId} AND user_id = ${userId}`;
-      return row ?? null;
+      const [row] = await sql<Read[]>`
+        SELECT ${COLUMNS(sql, kind)} FROM ${sql(TABLE[kind])} j WHERE id = ${jobId} AND user_id = ${userId}`;
+      return row?.job ?? null;
     },
 
     /** A job by id alone: ownership was checked when its stream opened. */
     async byId(kind: RecognitionKind, jobId: string): Promise<JobRow | null> {
-      const [row] = await sql<JobRow[]>`SELECT ${COLUMNS(sql, kind)} FROM ${sql(TABLE[kind])} WHERE id = ${jobId}`;
-      return row ?? null;
+      const [row] = await sql<Read[]>`SELECT ${COLUMNS(sql, kind)} FROM ${sql(TABLE[kind])} j WHERE id = ${jobId}`;
+      return row?.job ?? null;
     },
 
     /** Many jobs in one statement, for the SSE hub's batched reads after a burst of notifications. */
     async byIds(kind: RecognitionKind, jobIds: string[]): Promise<JobRow[]> {
-      return sql<JobRow[]>`SELECT ${COLUMNS(sql, kind)} FROM ${sql(TABLE[kind])} WHERE id = ANY(${jobIds}::uuid[])`;
+      return jobs(
+        await sql<Read[]>`SELECT ${COLUMNS(sql, kind)} FROM ${sql(TABLE[kind])} j WHERE id = ANY(${jobIds}::uuid[])`,
+      );
     },
 
     /** The user's dish jobs submitted since `since` (the start of their today) that no diary entry links yet. */
     async unlinkedDishJobsSince(userId: string, since: Date): Promise<JobRow[]> {
-      return sql<JobRow[]>`
+      return jobs(
+        await sql<Read[]>`
         SELECT ${COLUMNS(sql, 'dish')} FROM dish_recognition_jobs j
         WHERE j.user_id = ${userId} AND j.created_at >= ${since}
           AND NOT EXISTS (SELECT 1 FROM meal_diary d WHERE d.job_id = j.id)
-        ORDER BY j.created_at DESC`;
+        ORDER BY j.created_at DESC`,
+      );
     },
 
     async productJobsSince(userId: string, since: Date): Promise<JobRow[]> {
-      return sql<JobRow[]>`
-        SELECT ${COLUMNS(sql, 'product')} FROM product_recognition_jobs
-        WHERE user_id = ${userId} AND created_at > ${since} ORDER BY created_at DESC`;
+      return jobs(
+        await sql<Read[]>`
+        SELECT ${COLUMNS(sql, 'product')} FROM product_recognition_jobs j
+        WHERE user_id = ${userId} AND created_at > ${since} ORDER BY created_at DESC`,
+      );
     },
 
     async productJobHistory(userId: string, limit: number, beforeId?: string): Promise<JobRow[]> {
-      return sql<JobRow[]>`
-        SELECT ${COLUMNS(sql, 'product')} FROM product_recognition_jobs
+      return jobs(
+        await sql<Read[]>`
+        SELECT ${COLUMNS(sql, 'product')} FROM product_recognition_jobs j
         WHERE user_id = ${userId} ${beforeId ? sql`AND id < ${beforeId}` : sql``}
-        ORDER BY id DESC LIMIT ${limit}`;
+        ORDER BY id DESC LIMIT ${limit}`,
+      );
     },
 
     /** The user's product job, locked until the transaction ends, with what an `apply` needs. */
@@ -159,7 +178,8 @@ export function recognitionRepository(sql: Queryable) {
     },
 
     async finish(kind: RecognitionKind, jobId: string, outcome: { result: unknown } | { error: JobError }) {
-      const [status, result, error] = 'error' in outcome ? ['failed', null, outcome.error] : ['done', outcome.result, null];
+      const [status, result, error] =
+        'error' in outcome ? ['failed', null, outcome.error] : ['done', outcome.result, null];
       await sql`
         UPDATE ${sql(TABLE[kind])}
         SET status = ${status}, result = ${result === null ? null : JSON.stringify(result)}::jsonb,
@@ -169,7 +189,8 @@ export function recognitionRepository(sql: Queryable) {
 
     /** Deletes uploaded photos older than the retention period; returns how many. */
     async purgeImages(retentionDays: number): Promise<number> {
-      const rows = await sql`DELETE FROM job_images WHERE created_at < now() - make_interval(days => ${retentionDays}) RETURNING id`;
+      const rows =
+        await sql`DELETE FROM job_images WHERE created_at < now() - make_interval(days => ${retentionDays}) RETURNING id`;
       return rows.length;
     },
   };

@@ -42,7 +42,9 @@ export function savedRecipeRepository(sql: Queryable) {
     },
 
     async get(userId: string, id: string, language: string): Promise<BookmarkRow | null> {
-      const [row] = await sql<BookmarkRow[]>`SELECT ${BOOKMARK(sql, language)} WHERE s.user_id = ${userId} AND s.id = ${id}`;
+      const [row] = await sql<
+        BookmarkRow[]
+      >`SELECT ${BOOKMARK(sql, language)} WHERE s.user_id = ${userId} AND s.id = ${id}`;
       return row ?? null;
     },
 
@@ -55,7 +57,9 @@ export function savedRecipeRepository(sql: Queryable) {
     },
 
     async delete(userId: string, id: string): Promise<boolean> {
-      return (await sql`DELETE FROM user_saved_recipes WHERE user_id = ${userId} AND id = ${id} RETURNING id`).length > 0;
+      return (
+        (await sql`DELETE FROM user_saved_recipes WHERE user_id = ${userId} AND id = ${id} RETURNING id`).length > 0
+      );
     },
   };
 }

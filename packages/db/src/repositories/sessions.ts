@@ -55,23 +55,31 @@ export function sessionRepository(sql: Queryable) {
      * Run it in a transaction.
      */
     async rotate(tokenId: string, secretHash: Buffer, successorHash: Buffer): Promise<Rotation> {
-      const [token] = await sql<{
-        session_id: string;
-        user_id: string;
-        email: string | null;
-        replaced_by: string | null;
-        usable: boolean;
-        in_grace: boolean;
-      }[]>`
+      const [token] = await sql<
+        {
+          session_id: string;
+          user_id: string;
+          email: string | null;
+          replaced_by: string | null;
+          usable: boolean;
+          in_grace: boolean;
+        }[]
+      >`
         SELECT t.session_id, s.user_id, u.email, t.replaced_by,
                t.expires_at > now() AND s.revoked_at IS NULL AND s.expires_at > now() AS usable,
                t.replaced_at > now() - make_interval(secs => ${REFRESH_GRACE_SECONDS}) AS in_grace
         FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id JOIN users u ON u.id = s.user_id
         WHERE t.id = ${tokenId} AND t.secret_hash = ${secretHash}
         FOR UPDATE OF t`;
-      if (!token || !token.usable) return { status: 'invalid' };
+      if (!token?.usable) return { status: 'invalid' };
       const rotated = (successorId: string) =>
-        ({ status: 'rotated', userId: token.user_id, sessionId: token.session_id, successorId, email: token.email }) as const;
+        ({
+          status: 'rotated',
+          userId: token.user_id,
+          sessionId: token.session_id,
+          successorId,
+          email: token.email,
+        }) as const;
       if (token.replaced_by === null) {
         const [successor] = await sql<{ id: string }[]>`
           WITH s AS (

@@ -15,14 +15,27 @@ export interface ShoppingItemRow {
   shop_order: number;
 }
 
-const UNIT = (alias: string) => `json_build_object('code', ${alias}.code, 'kind', ${alias}.kind, 'factor', ${alias}.factor::float8)`;
+const UNIT = (alias: string) =>
+  `json_build_object('code', ${alias}.code, 'kind', ${alias}.kind, 'factor', ${alias}.factor::float8)`;
 
 /** Shopping lists: generated lines from the week's menu, manual lines kept across regenerations. */
 export function shoppingRepository(sql: Queryable) {
   return {
     /** Every ingredient of the week's menu, scaled to the planned servings. */
     async needs(userId: string, weekStart: string, language: string): Promise<ShoppingNeed[]> {
-      const rows = await sql<{ product_id: string | null; name: string; quantity: number; unit: Unit; product_unit: Unit | null; density: number | null; piece_g: number | null; unit_grams: Record<string, number> | null; category_code: string | null }[]>`
+      const rows = await sql<
+        {
+          product_id: string | null;
+          name: string;
+          quantity: number;
+          unit: Unit;
+          product_unit: Unit | null;
+          density: number | null;
+          piece_g: number | null;
+          unit_grams: Record<string, number> | null;
+          category_code: string | null;
+        }[]
+      >`
         SELECT i.product_id, COALESCE(pl.name, pe.name, p.canonical_name, i.name) AS name,
                (i.quantity * m.servings / r.servings)::float8 AS quantity,
                ${sql.unsafe(UNIT('u'))} AS unit, CASE WHEN du.code IS NULL THEN NULL ELSE ${sql.unsafe(UNIT('du'))} END AS product_unit,
@@ -55,7 +68,6 @@ export function shoppingRepository(sql: Queryable) {
         WHERE u2.user_id = ${userId} AND u2.product_id IS NOT NULL AND ${EXPIRES_AT(sql, time.zone, 'u2')} > ${time.now}`;
       return rows.map((r) => ({ productId: r.product_id, quantity: r.quantity, unit: r.unit }));
     },
-
 
     /**
      * Replaces the generated lines of a week's list in one transaction. Manual lines stay; a line that remains
@@ -119,7 +131,16 @@ export function shoppingRepository(sql: Queryable) {
       return row!.id;
     },
 
-    async addManual(listId: string, item: { productId: string | null; name: string; quantity: number | null; unitCode: string | null; categoryCode: string | null }) {
+    async addManual(
+      listId: string,
+      item: {
+        productId: string | null;
+        name: string;
+        quantity: number | null;
+        unitCode: string | null;
+        categoryCode: string | null;
+      },
+    ) {
       const [row] = await sql<{ id: string }[]>`
         INSERT INTO shopping_list_items (shopping_list_id, product_id, name, quantity, unit_code, category_code, is_manual)
         VALUES (${listId}, ${item.productId}, ${item.name}, ${item.quantity}, ${item.unitCode}, ${item.categoryCode}, true)
@@ -150,7 +171,9 @@ export function shoppingRepository(sql: Queryable) {
     },
 
     async categoryOf(productId: string): Promise<{ exists: boolean; category: string | null }> {
-      const [row] = await sql<{ category_code: string | null }[]>`SELECT category_code FROM products WHERE id = ${productId}`;
+      const [row] = await sql<
+        { category_code: string | null }[]
+      >`SELECT category_code FROM products WHERE id = ${productId}`;
       return { exists: !!row, category: row?.category_code ?? null };
     },
   };

@@ -84,11 +84,13 @@ export const productAliases = pgTable(
     index('product_aliases_prefix_idx').on(t.searchName.op('text_pattern_ops')),
     index('product_aliases_fts_idx').using('gin', sql`to_tsvector('simple', ${t.name})`),
     index('product_aliases_curated_prefix_idx').on(t.searchName.op('text_pattern_ops')).where(sql`NOT ${t.imported}`),
-    index('product_aliases_curated_fts_idx').using('gin', sql`to_tsvector('simple', ${t.name})`).where(sql`NOT ${t.imported}`),
-    index('product_aliases_curated_trgm_idx').using('gin', t.searchName.op('gin_trgm_ops')).where(sql`NOT ${t.imported}`),
-    uniqueIndex('product_aliases_primary_idx')
-      .on(t.productId, t.languageCode)
-      .where(sql`${t.isPrimary}`),
+    index('product_aliases_curated_fts_idx')
+      .using('gin', sql`to_tsvector('simple', ${t.name})`)
+      .where(sql`NOT ${t.imported}`),
+    index('product_aliases_curated_trgm_idx')
+      .using('gin', t.searchName.op('gin_trgm_ops'))
+      .where(sql`NOT ${t.imported}`),
+    uniqueIndex('product_aliases_primary_idx').on(t.productId, t.languageCode).where(sql`${t.isPrimary}`),
   ],
 );
 
@@ -168,9 +170,7 @@ export const recipes = pgTable(
   },
   (t) => [
     index('recipes_dish_idx').on(t.dishId),
-    uniqueIndex('recipes_default_idx')
-      .on(t.dishId)
-      .where(sql`${t.isDefault}`),
+    uniqueIndex('recipes_default_idx').on(t.dishId).where(sql`${t.isDefault}`),
     check('recipes_source_check', oneOf('source', RECIPE_SOURCES)),
     check('recipes_servings_check', sql`${t.servings} > 0`),
   ],
@@ -247,11 +247,7 @@ export const recipeStepTranslations = pgTable(
  * Every distinct word of the product names (3+ characters): a small table whose trigram index corrects typos in a
  * query word before the full-text search, instead of running trigram similarity over a million names.
  */
-export const searchWords = pgTable(
-  'search_words',
-  { word: text().primaryKey() },
-  (t) => [
-    index('search_words_trgm_idx').using('gin', t.word.op('gin_trgm_ops')),
-    index('search_words_prefix_idx').on(t.word.op('text_pattern_ops')),
-  ],
-);
+export const searchWords = pgTable('search_words', { word: text().primaryKey() }, (t) => [
+  index('search_words_trgm_idx').using('gin', t.word.op('gin_trgm_ops')),
+  index('search_words_prefix_idx').on(t.word.op('text_pattern_ops')),
+]);

@@ -1,6 +1,16 @@
 import { sql } from 'drizzle-orm';
 import { check, date, index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
-import { bytea, createdAt, id, JOB_STATUSES, MEAL_TYPES, oneOf, PLANS, PRODUCT_JOB_TYPES, timestamptz } from './columns.ts';
+import {
+  bytea,
+  createdAt,
+  id,
+  JOB_STATUSES,
+  MEAL_TYPES,
+  oneOf,
+  PLANS,
+  PRODUCT_JOB_TYPES,
+  timestamptz,
+} from './columns.ts';
 import { users } from './users.ts';
 
 export interface JobError {

@@ -4,15 +4,28 @@ import { sessionRepository, REFRESH_GRACE_SECONDS, REFRESH_TOKEN_DAYS } from '@n
 import { errors } from '../../schemas.ts';
 import { HttpError, unauthorized } from '../../errors.ts';
 import { ACCESS_TOKEN_SECONDS } from '../../plugins/auth.ts';
-import { IdentityProviderUnavailable, InvalidIdentityToken, type IdentityVerifier } from '../../identity/verifier.ts';
+import {
+  type Identity,
+  IdentityProviderUnavailable,
+  InvalidIdentityToken,
+  type IdentityVerifier,
+} from '../../identity/verifier.ts';
 import { formatRefreshToken, hashSecret, newSecret, parseRefreshToken, successorSecret } from './refresh-token.ts';
 import { LoginBody, RefreshBody, TokenPair } from './schemas.ts';
 
 /** Login with an identity-provider token, rotating refresh, logout. */
-const auth: FastifyPluginAsyncTypebox<{ verifier: IdentityVerifier; secret: string }> = async (app, { verifier, secret: serverKey }) => {
+const auth: FastifyPluginAsyncTypebox<{ verifier: IdentityVerifier; secret: string }> = async (
+  app,
+  { verifier, secret: serverKey },
+) => {
   const sessions = sessionRepository(app.sql);
 
-  const tokenPair = (user: { id: string; email: string | null; is_new: boolean }, sessionId: string, tokenId: string, secret: Buffer) => ({
+  const tokenPair = (
+    user: { id: string; email: string | null; is_new: boolean },
+    sessionId: string,
+    tokenId: string,
+    secret: Buffer,
+  ) => ({
     access_token: app.jwt.sign({ sub: user.id, sid: sessionId }),
     refresh_token: formatRefreshToken(tokenId, secret),
     token_type: 'Bearer' as const,
@@ -33,7 +46,7 @@ const auth: FastifyPluginAsyncTypebox<{ verifier: IdentityVerifier; secret: stri
       },
     },
     async (request) => {
-      let identity;
+      let identity: Identity;
       try {
         identity = await verifier.verify(request.body.id_token);
       } catch (err) {
@@ -49,7 +62,7 @@ const auth: FastifyPluginAsyncTypebox<{ verifier: IdentityVerifier; secret: stri
       const { sessionId, tokenId } = await sessions.createSession(
         user.id,
         hashSecret(secret),
-        request.headers['user-agent']?.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').slice(0, 256) ?? null,
+        request.headers['user-agent']?.replace(/\p{Cc}/gu, '').slice(0, 256) ?? null,
       );
       return tokenPair(user, sessionId, tokenId, secret);
     },
@@ -75,14 +88,21 @@ const auth: FastifyPluginAsyncTypebox<{ verifier: IdentityVerifier; secret: stri
       const presented = parseRefreshToken(request.body.refresh_token);
       if (!presented) throw unauthorized('Invalid refresh token', 'invalid_refresh_token');
       const successor = successorSecret(serverKey, presented);
-      const result = await app.transaction((tx) => sessionRepository(tx).rotate(presented.tokenId, presented.secretHash, hashSecret(successor)));
+      const result = await app.transaction((tx) =>
+        sessionRepository(tx).rotate(presented.tokenId, presented.secretHash, hashSecret(successor)),
+      );
       if (result.status === 'reused') {
         // Other processes hear of it through NOTIFY; this one knows at once.
         app.forgetSession(result.sessionId);
         throw unauthorized('Refresh token reused: session revoked', 'refresh_token_reused');
       }
       if (result.status === 'invalid') throw unauthorized('Invalid refresh token', 'invalid_refresh_token');
-      return tokenPair({ id: result.userId, email: result.email, is_new: false }, result.sessionId, result.successorId, successor);
+      return tokenPair(
+        { id: result.userId, email: result.email, is_new: false },
+        result.sessionId,
+        result.successorId,
+        successor,
+      );
     },
   );
 

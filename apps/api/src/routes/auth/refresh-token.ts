@@ -19,7 +19,8 @@ export function formatRefreshToken(tokenId: string, secret: Buffer): string {
 /** Splits a presented refresh token; null for anything not of that form. */
 export function parseRefreshToken(token: string): { tokenId: string; secret: Buffer; secretHash: Buffer } | null {
   const [tokenId, encoded, ...rest] = token.split('.');
-  if (rest.length > 0 || !tokenId || !encoded || !UUID.test(tokenId) || !/^[A-Za-z0-9_-]{43}$/.test(encoded)) return null;
+  if (rest.length > 0 || !tokenId || !encoded || !UUID.test(tokenId) || !/^[A-Za-z0-9_-]{43}$/.test(encoded))
+    return null;
   const secret = Buffer.from(encoded, 'base64url');
   return { tokenId, secret, secretHash: hashSecret(secret) };
 }
@@ -30,5 +31,9 @@ export function parseRefreshToken(token: string): { tokenId: string; secret: Buf
  * refresh token, while nobody without the key can compute it.
  */
 export function successorSecret(key: string, presented: { tokenId: string; secret: Buffer }): Buffer {
-  return createHmac('sha256', key).update('refresh-successor\0').update(presented.tokenId).update(presented.secret).digest();
+  return createHmac('sha256', key)
+    .update('refresh-successor\0')
+    .update(presented.tokenId)
+    .update(presented.secret)
+    .digest();
 }

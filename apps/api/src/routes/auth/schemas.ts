@@ -2,7 +2,13 @@ import { Type } from 'typebox';
 import { Nullable, Uuid } from '../../schemas.ts';
 
 export const LoginBody = Type.Object(
-  { id_token: Type.String({ minLength: 1, maxLength: 8192, description: 'identity-provider token (noop: any 1-128 chars)' }) },
+  {
+    id_token: Type.String({
+      minLength: 1,
+      maxLength: 8192,
+      description: 'identity-provider token (noop: any 1-128 chars)',
+    }),
+  },
   { additionalProperties: false },
 );
 

@@ -19,7 +19,10 @@ import {
 
 const DEFAULT_LIMIT = 20;
 const isKeyset = (v: unknown): v is { score: number; id: string } =>
-  typeof v === 'object' && v !== null && typeof (v as { score?: unknown }).score === 'number' && isUuid((v as { id?: unknown }).id);
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as { score?: unknown }).score === 'number' &&
+  isUuid((v as { id?: unknown }).id);
 
 /** Dishes, recipes and products of the catalog, localised by Accept-Language. */
 const catalog: FastifyPluginAsyncTypebox = async (app) => {
@@ -28,7 +31,14 @@ const catalog: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/dishes',
-    { schema: { tags: ['catalog'], summary: 'Catalog dishes, filtered', querystring: DishListQuery, response: { 200: DishPage, ...errors(400, 401) } } },
+    {
+      schema: {
+        tags: ['catalog'],
+        summary: 'Catalog dishes, filtered',
+        querystring: DishListQuery,
+        response: { 200: DishPage, ...errors(400, 401) },
+      },
+    },
     async (request) => {
       const { limit = DEFAULT_LIMIT, cursor, ...filters } = request.query;
       const after = decodeCursor(cursor, isUuid);
@@ -43,7 +53,7 @@ const catalog: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['catalog'],
-        summary: 'Hybrid search over the names of catalog dishes and the caller\'s own, in every language, best first',
+        summary: "Hybrid search over the names of catalog dishes and the caller's own, in every language, best first",
         querystring: DishSearchQuery,
         response: { 200: DishSearchResult, ...errors(400, 401) },
       },
@@ -51,13 +61,23 @@ const catalog: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const q = request.query.q.trim();
       if (!q) throw badRequest('q must not be blank', 'validation_failed');
-      return { items: await repo.searchDishes(request.user.id, q, request.language, request.query.limit ?? DEFAULT_LIMIT), next_cursor: null };
+      return {
+        items: await repo.searchDishes(request.user.id, q, request.language, request.query.limit ?? DEFAULT_LIMIT),
+        next_cursor: null,
+      };
     },
   );
 
   app.get(
     '/dishes/:id',
-    { schema: { tags: ['catalog'], summary: 'A catalog dish or one made for the caller, with its recipes (another user\'s is 404)', params: IdParams, response: { 200: Dish, ...errors(400, 401, 404) } } },
+    {
+      schema: {
+        tags: ['catalog'],
+        summary: "A catalog dish or one made for the caller, with its recipes (another user's is 404)",
+        params: IdParams,
+        response: { 200: Dish, ...errors(400, 401, 404) },
+      },
+    },
     async (request) => {
       const dish = await repo.dishById(request.user.id, request.params.id, request.language);
       if (!dish) throw notFound('Dish');
@@ -67,7 +87,14 @@ const catalog: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/recipes/:id',
-    { schema: { tags: ['catalog'], summary: 'A full catalog recipe or one made for the caller (another user\'s is 404)', params: IdParams, response: { 200: Recipe, ...errors(400, 401, 404) } } },
+    {
+      schema: {
+        tags: ['catalog'],
+        summary: "A full catalog recipe or one made for the caller (another user's is 404)",
+        params: IdParams,
+        response: { 200: Recipe, ...errors(400, 401, 404) },
+      },
+    },
     async (request) => {
       const recipe = await repo.recipeById(request.user.id, request.params.id, request.language);
       if (!recipe) throw notFound('Recipe');
@@ -75,30 +102,37 @@ const catalog: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  const productSearch = (ingredientsOnly: boolean) => async (request: { query: { q: string; limit?: number; cursor?: string; category?: string }; language: string }) => {
-    const q = request.query.q.trim();
-    if (!q) throw badRequest('q must not be blank', 'validation_failed');
-    const limit = request.query.limit ?? DEFAULT_LIMIT;
-    const rows = await repo.searchProducts({
-      q,
-      language: request.language,
-      limit: limit + 1,
-      after: decodeCursor(request.query.cursor, isKeyset),
-      category: request.query.category,
-      ingredientsOnly,
-    });
-    const items = rows.slice(0, limit);
-    const last = items.at(-1);
-    return { items, next_cursor: rows.length > limit && last ? encodeCursor({ score: last.score, id: last.id }) : null };
-  };
+  const productSearch =
+    (ingredientsOnly: boolean) =>
+    async (request: { query: { q: string; limit?: number; cursor?: string; category?: string }; language: string }) => {
+      const q = request.query.q.trim();
+      if (!q) throw badRequest('q must not be blank', 'validation_failed');
+      const limit = request.query.limit ?? DEFAULT_LIMIT;
+      const rows = await repo.searchProducts({
+        q,
+        language: request.language,
+        limit: limit + 1,
+        after: decodeCursor(request.query.cursor, isKeyset),
+        category: request.query.category,
+        ingredientsOnly,
+      });
+      const items = rows.slice(0, limit);
+      const last = items.at(-1);
+      return {
+        items,
+        next_cursor: rows.length > limit && last ? encodeCursor({ score: last.score, id: last.id }) : null,
+      };
+    };
 
   app.get(
     '/products/search',
     {
       schema: {
         tags: ['catalog'],
-        summary: 'Products by canonical name and aliases in every language, ranked by greatest(text rank, trigram similarity)',
-        description: 'Queries of 1-2 characters match names starting with them. The cursor is stable for the same query.',
+        summary:
+          'Products by canonical name and aliases in every language, ranked by greatest(text rank, trigram similarity)',
+        description:
+          'Queries of 1-2 characters match names starting with them. The cursor is stable for the same query.',
         querystring: ProductSearchQuery,
         response: { 200: ProductPage, ...errors(400, 401) },
       },
@@ -142,7 +176,14 @@ const catalog: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/products/:id',
-    { schema: { tags: ['catalog'], summary: 'One product', params: IdParams, response: { 200: Product, ...errors(400, 401, 404) } } },
+    {
+      schema: {
+        tags: ['catalog'],
+        summary: 'One product',
+        params: IdParams,
+        response: { 200: Product, ...errors(400, 401, 404) },
+      },
+    },
     async (request) => {
       const product = await repo.productById(request.params.id, request.language);
       if (!product) throw notFound('Product');

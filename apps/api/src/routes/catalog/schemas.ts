@@ -88,10 +88,19 @@ export const Product = Type.Object({
 export const ScoredProduct = Type.Intersect([Product, Type.Object({ score: Type.Number() })]);
 
 export const DishListQuery = Type.Object(
-  { category: Type.Optional(Code), cuisine: Type.Optional(Code), tag: Type.Optional(Code), limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) },
+  {
+    category: Type.Optional(Code),
+    cuisine: Type.Optional(Code),
+    tag: Type.Optional(Code),
+    limit: Type.Optional(Limit),
+    cursor: Type.Optional(Cursor),
+  },
   { additionalProperties: false },
 );
-export const DishSearchQuery = Type.Object({ q: SearchText, limit: Type.Optional(Limit) }, { additionalProperties: false });
+export const DishSearchQuery = Type.Object(
+  { q: SearchText, limit: Type.Optional(Limit) },
+  { additionalProperties: false },
+);
 export const ProductSearchQuery = Type.Object(
   { q: SearchText, category: Type.Optional(Code), limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) },
   { additionalProperties: false },

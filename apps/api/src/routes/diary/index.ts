@@ -9,7 +9,8 @@ import { DayCache } from '../../day-cache.ts';
 import { DiaryDay, DiaryEntry, DiaryQuery, NewEntry, RecentItem, RecentQuery } from './schemas.ts';
 
 const UNIQUE_VIOLATION = '23505';
-const jobAlreadyLinked = () => conflict('This recognition job is already linked to a diary entry', 'job_already_linked');
+const jobAlreadyLinked = () =>
+  conflict('This recognition job is already linked to a diary entry', 'job_already_linked');
 
 /** Kept days are rebuilt at least this often, whatever notifications were missed. */
 const DAY_MAX_AGE_MS = 60_000;
@@ -26,11 +27,22 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
   // A day read again (the app's home screen) is served from memory after one profile read (shared with the other
   // requests of the same turn; see plugins/profile-reads.ts).
   const days = new DayCache(opts.cacheMegabytes * 1024 * 1024, DAY_MAX_AGE_MS);
-  await app.notifications.subscribe('catalog_changed', () => days.invalidate(), () => days.invalidate());
+  await app.notifications.subscribe(
+    'catalog_changed',
+    () => days.invalidate(),
+    () => days.invalidate(),
+  );
 
   app.get(
     '/diary',
-    { schema: { tags: ['diary'], summary: 'One day of the diary with totals and the calorie target', querystring: DiaryQuery, response: { 200: DiaryDay, ...errors(400, 401) } } },
+    {
+      schema: {
+        tags: ['diary'],
+        summary: 'One day of the diary with totals and the calorie target',
+        querystring: DiaryQuery,
+        response: { 200: DiaryDay, ...errors(400, 401) },
+      },
+    },
     async (request, reply) => {
       const { date } = request.query;
       checkDate(date, '/querystring/date');
@@ -47,7 +59,9 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
         day = `"entries":${read.entries},"totals":${read.totals}`;
         if (profile) days.set(key, generation, profile.diary_version, day);
       }
-      const target = profile ? energyProfile(energyInputs(profile), todayIn(profile.timezone, app.now())).calorie_target : null;
+      const target = profile
+        ? energyProfile(energyInputs(profile), todayIn(profile.timezone, app.now())).calorie_target
+        : null;
       return reply
         .type('application/json; charset=utf-8')
         .send(`{"date":${JSON.stringify(date)},${day},"calorie_target":${target}}` as never);
@@ -63,10 +77,14 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
         description:
           'A name that matches no dish (exactly or very closely, in any language) creates the dish in the request ' +
           'language with a recipe stub (`source` = `stub`) whose per-serving macros the model estimates (counted against ' +
-          'the model budget); a known name (the caller\'s own dish or a catalog dish, case- and accent-insensitive) ' +
-          'asks no model. A `job_id` links the user\'s dish job to at most one entry: a second is 409 `job_already_linked`.',
+          "the model budget); a known name (the caller's own dish or a catalog dish, case- and accent-insensitive) " +
+          "asks no model. A `job_id` links the user's dish job to at most one entry: a second is 409 `job_already_linked`.",
         body: NewEntry,
-        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ description: 'retries with the same key and body create one entry' })) }),
+        headers: Type.Object({
+          'idempotency-key': Type.Optional(
+            Type.String({ description: 'retries with the same key and body create one entry' }),
+          ),
+        }),
         response: { 201: DiaryEntry, ...errors(400, 401, 404, 409, 429, 502) },
       },
     },
@@ -76,52 +94,62 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
       checkDate(body.date, '/body/date');
       const given = [body.dish_id, body.name, body.product_id].filter((v) => v !== undefined).length;
       if (given !== 1) throw validationFailed('/body', 'give exactly one of dish_id, name, product_id');
-      if (body.product_id && body.portion_g === undefined) throw validationFailed('/body/portion_g', 'is required for a product entry');
-      if (body.product_id && body.portions !== undefined) throw validationFailed('/body/portions', 'applies to dish entries; use portion_g');
+      if (body.product_id && body.portion_g === undefined)
+        throw validationFailed('/body/portion_g', 'is required for a product entry');
+      if (body.product_id && body.portions !== undefined)
+        throw validationFailed('/body/portions', 'applies to dish entries; use portion_g');
       const name = body.name?.trim();
       if (body.name !== undefined && !name) throw validationFailed('/body/name', 'must not be blank');
 
       // A known name (the caller's own dish or the catalog's) costs no model call. An unknown one is estimated before
       // the transaction (a model call must not hold a connection and a lock), against the model budget.
-      const estimate = name && !(await entries.findDishByName(userId, name))
-        ? (app.spendModelBudget(request), await app.model.estimateDishMacros({ name, language: request.language }))
-        : null;
+      let estimate: Awaited<ReturnType<typeof app.model.estimateDishMacros>> | null = null;
+      if (name && !(await entries.findDishByName(userId, name))) {
+        app.spendModelBudget(request);
+        estimate = await app.model.estimateDishMacros({ name, language: request.language });
+      }
 
-      return idempotent(app, request, reply, () => fingerprint(body), async (tx) => {
-        const diary = diaryRepository(tx);
-        if (body.job_id) {
-          if (!(await diary.ownsDishJob(userId, body.job_id))) throw notFound('Recognition job');
-          if (await diary.jobLinked(body.job_id)) throw jobAlreadyLinked();
-        }
-        let dishId = body.dish_id ?? null;
-        let recipeId: string | null = null;
-        if (name) {
-          // One dish per name and user, even when two requests race.
-          await diary.lockDishName(userId, name);
-          dishId = await diary.findDishByName(userId, name);
-          if (!dishId) {
-            // Found before the transaction, gone now: the client may simply retry.
-            if (!estimate) throw conflict('The dish changed while it was logged, try again', 'retry');
-            ({ dishId, recipeId } = await diary.createStubDish(userId, name, request.language, estimate));
+      return idempotent(
+        app,
+        request,
+        reply,
+        () => fingerprint(body),
+        async (tx) => {
+          const diary = diaryRepository(tx);
+          if (body.job_id) {
+            if (!(await diary.ownsDishJob(userId, body.job_id))) throw notFound('Recognition job');
+            if (await diary.jobLinked(body.job_id)) throw jobAlreadyLinked();
           }
-        }
-        if (dishId && !recipeId) {
-          recipeId = await diary.dishRecipe(userId, dishId);
-          if (!recipeId) throw notFound('Dish');
-        }
-        if (body.product_id && !(await diary.productExists(body.product_id))) throw notFound('Product');
-        const id = await diary.insert(userId, {
-          date: body.date,
-          mealType: body.meal_type,
-          dishId,
-          recipeId,
-          productId: body.product_id ?? null,
-          portions: dishId ? (body.portions ?? 1) : null,
-          portionG: body.portion_g ?? null,
-          jobId: body.job_id ?? null,
-        });
-        return { status: 201, body: (await diary.get(userId, id, request.language))! };
-      }).catch((err: { code?: string; constraint_name?: string }) => {
+          let dishId = body.dish_id ?? null;
+          let recipeId: string | null = null;
+          if (name) {
+            // One dish per name and user, even when two requests race.
+            await diary.lockDishName(userId, name);
+            dishId = await diary.findDishByName(userId, name);
+            if (!dishId) {
+              // Found before the transaction, gone now: the client may simply retry.
+              if (!estimate) throw conflict('The dish changed while it was logged, try again', 'retry');
+              ({ dishId, recipeId } = await diary.createStubDish(userId, name, request.language, estimate));
+            }
+          }
+          if (dishId && !recipeId) {
+            recipeId = await diary.dishRecipe(userId, dishId);
+            if (!recipeId) throw notFound('Dish');
+          }
+          if (body.product_id && !(await diary.productExists(body.product_id))) throw notFound('Product');
+          const id = await diary.insert(userId, {
+            date: body.date,
+            mealType: body.meal_type,
+            dishId,
+            recipeId,
+            productId: body.product_id ?? null,
+            portions: dishId ? (body.portions ?? 1) : null,
+            portionG: body.portion_g ?? null,
+            jobId: body.job_id ?? null,
+          });
+          return { status: 201, body: (await diary.get(userId, id, request.language))! };
+        },
+      ).catch((err: { code?: string; constraint_name?: string }) => {
         // Two requests linking one job at the same moment: the unique index decides.
         if (err.code === UNIQUE_VIOLATION && err.constraint_name === 'meal_diary_job_idx') throw jobAlreadyLinked();
         throw err;
@@ -131,7 +159,14 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
 
   app.delete(
     '/diary/:id',
-    { schema: { tags: ['diary'], summary: 'Delete an entry', params: IdParams, response: { 204: Type.Null(), ...errors(400, 401, 404) } } },
+    {
+      schema: {
+        tags: ['diary'],
+        summary: 'Delete an entry',
+        params: IdParams,
+        response: { 204: Type.Null(), ...errors(400, 401, 404) },
+      },
+    },
     async (request, reply) => {
       if (!(await entries.delete(request.user.id, request.params.id))) throw notFound('Diary entry');
       return reply.status(204).send(null);
@@ -145,10 +180,16 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
         tags: ['diary'],
         summary: 'Distinct recently logged dishes and products with use counts, most recent first',
         querystring: RecentQuery,
-        response: { 200: Type.Object({ items: Type.Array(RecentItem), next_cursor: Nullable(Type.String()) }), ...errors(400, 401) },
+        response: {
+          200: Type.Object({ items: Type.Array(RecentItem), next_cursor: Nullable(Type.String()) }),
+          ...errors(400, 401),
+        },
       },
     },
-    async (request) => ({ items: await entries.recent(request.user.id, request.language, request.query.limit ?? 20), next_cursor: null }),
+    async (request) => ({
+      items: await entries.recent(request.user.id, request.language, request.query.limit ?? 20),
+      next_cursor: null,
+    }),
   );
 };
 

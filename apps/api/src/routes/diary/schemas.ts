@@ -40,10 +40,14 @@ export const NewEntry = Type.Object(
     date: DateString,
     meal_type: MealType,
     dish_id: Type.Optional(Uuid),
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'finds the dish in any language, or creates it' })),
+    name: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'finds the dish in any language, or creates it' }),
+    ),
     product_id: Type.Optional(Uuid),
     portions: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 50, description: 'dish entries; default 1' })),
-    portion_g: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 10000, description: 'required for product entries' })),
+    portion_g: Type.Optional(
+      Type.Number({ exclusiveMinimum: 0, maximum: 10000, description: 'required for product entries' }),
+    ),
     job_id: Type.Optional(Uuid),
   },
   { additionalProperties: false, description: 'exactly one of dish_id, name, product_id; no macro values' },

@@ -38,7 +38,14 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
 
   app.get(
     '/menu',
-    { schema: { tags: ['menu'], summary: 'The menu of a week (default: the current one); an empty week is 200', querystring: WeekQuery, response: { 200: Plan, ...errors(400, 401) } } },
+    {
+      schema: {
+        tags: ['menu'],
+        summary: 'The menu of a week (default: the current one); an empty week is 200',
+        querystring: WeekQuery,
+        response: { 200: Plan, ...errors(400, 401) },
+      },
+    },
     async (request) => {
       const week = request.query.week_start ?? mondayOf((await app.userTime(request)).today);
       checkMonday(week, '/querystring/week_start');
@@ -48,7 +55,14 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
 
   app.put(
     '/menu',
-    { schema: { tags: ['menu'], summary: 'Upsert the named slots of a week', body: PutMenu, response: { 200: Plan, ...errors(400, 401, 404) } } },
+    {
+      schema: {
+        tags: ['menu'],
+        summary: 'Upsert the named slots of a week',
+        body: PutMenu,
+        response: { 200: Plan, ...errors(400, 401, 404) },
+      },
+    },
     async (request) => {
       const { week_start, items } = request.body;
       checkMonday(week_start, '/body/week_start');
@@ -57,7 +71,8 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
         if (!isValidDate(item.date) || item.date < week_start || item.date > addDays(week_start, 6)) {
           throw validationFailed(`/body/items/${i}/date`, 'must be a day of that week');
         }
-        if ((item.dish_id === undefined) === (item.recipe_id === undefined)) throw validationFailed(`/body/items/${i}`, 'give exactly one of dish_id, recipe_id');
+        if ((item.dish_id === undefined) === (item.recipe_id === undefined))
+          throw validationFailed(`/body/items/${i}`, 'give exactly one of dish_id, recipe_id');
         const slot = `${item.date}|${item.meal_type}`;
         if (seen.has(slot)) throw validationFailed(`/body/items/${i}`, 'one item per date and meal type');
         seen.add(slot);
@@ -78,7 +93,14 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
 
   app.delete(
     '/menu',
-    { schema: { tags: ['menu'], summary: 'Delete the menu of a week', querystring: RequiredWeekQuery, response: { 204: Type.Null(), ...errors(400, 401) } } },
+    {
+      schema: {
+        tags: ['menu'],
+        summary: 'Delete the menu of a week',
+        querystring: RequiredWeekQuery,
+        response: { 204: Type.Null(), ...errors(400, 401) },
+      },
+    },
     async (request, reply) => {
       checkMonday(request.query.week_start, '/querystring/week_start');
       await menus.deleteWeek(request.user.id, request.query.week_start);
@@ -106,8 +128,10 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
       const datesMode = body.dates !== undefined || body.meal_types !== undefined;
       let slots: Slot[];
       if (datesMode) {
-        if (!body.dates || !body.meal_types) throw validationFailed('/body', 'dates mode needs both dates and meal_types');
-        if (body.week_start !== undefined) throw validationFailed('/body/week_start', 'give week_start or dates, not both');
+        if (!body.dates || !body.meal_types)
+          throw validationFailed('/body', 'dates mode needs both dates and meal_types');
+        if (body.week_start !== undefined)
+          throw validationFailed('/body/week_start', 'give week_start or dates, not both');
         body.dates.forEach((d, i) => {
           if (!isValidDate(d)) throw validationFailed(`/body/dates/${i}`, 'is not a calendar date');
         });
@@ -115,7 +139,9 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
       } else {
         const week = body.week_start ?? mondayOf((await app.userTime(request)).today);
         checkMonday(week, '/body/week_start');
-        slots = Array.from({ length: 7 }, (_, i) => addDays(week, i)).flatMap((date) => WEEK_MEALS.map((meal_type) => ({ date, meal_type })));
+        slots = Array.from({ length: 7 }, (_, i) => addDays(week, i)).flatMap((date) =>
+          WEEK_MEALS.map((meal_type) => ({ date, meal_type })),
+        );
       }
 
       app.spendModelBudget(request);
@@ -129,14 +155,25 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
           if (wanted.delete(key)) generated.push({ date: day.date, recipe });
         }
       }
-      const images = await photosFor(app, generated.map((g) => g.recipe), config.PHOTO_SEARCH_BUDGET_MS);
+      const images = await photosFor(
+        app,
+        generated.map((g) => g.recipe),
+        config.PHOTO_SEARCH_BUDGET_MS,
+      );
       const weeks = [...new Set(generated.map((g) => mondayOf(g.date)))].sort();
 
       await app.transaction(async (tx) => {
         const weekMenus = menuRepository(tx);
-        const saved = await saveRecipes(tx, generated.map((g) => g.recipe), images, 'menu', userId, request.language);
+        const saved = await saveRecipes(
+          tx,
+          generated.map((g) => g.recipe),
+          images,
+          'menu',
+          userId,
+          request.language,
+        );
         const byDate = new Map<string, number[]>();
-        generated.forEach((g, i) => byDate.set(g.date, [...(byDate.get(g.date) ?? []), i]));
+        for (const [i, g] of generated.entries()) byDate.set(g.date, [...(byDate.get(g.date) ?? []), i]);
         const servings = generated.map(() => 1);
         for (const [date, indexes] of byDate) {
           const week = mondayOf(date);
@@ -149,7 +186,7 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
             indexes.map((i) => ({ caloriesPerServing: saved[i]!.caloriesPerServing, servings: 1 })),
             target,
           );
-          indexes.forEach((i, k) => (servings[i] = fitted[k]!));
+          for (const [k, i] of indexes.entries()) servings[i] = fitted[k]!;
         }
         for (const week of weeks) {
           await weekMenus.upsertSlots(
@@ -157,14 +194,24 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
             week,
             generated.flatMap((g, i) =>
               mondayOf(g.date) === week
-                ? [{ date: g.date, meal_type: g.recipe.meal_type, dish_id: saved[i]!.dishId, recipe_id: saved[i]!.recipeId, servings: servings[i]! }]
+                ? [
+                    {
+                      date: g.date,
+                      meal_type: g.recipe.meal_type,
+                      dish_id: saved[i]!.dishId,
+                      recipe_id: saved[i]!.recipeId,
+                      servings: servings[i]!,
+                    },
+                  ]
                 : [],
             ),
           );
         }
       });
-      const plans = await Promise.all(weeks.map(async (week) => present(week, await menus.plan(userId, week, request.language))));
-      return datesMode ? { plans } : plans[0] ?? present(mondayOf(slots[0]!.date), { id: null, items: [] });
+      const plans = await Promise.all(
+        weeks.map(async (week) => present(week, await menus.plan(userId, week, request.language))),
+      );
+      return datesMode ? { plans } : (plans[0] ?? present(mondayOf(slots[0]!.date), { id: null, items: [] }));
     },
   );
 };

@@ -16,7 +16,12 @@ export const MenuItem = Type.Object({
   image_url: Nullable(Type.String()),
 });
 
-const Totals = Type.Object({ calories: Type.Number(), protein_g: Type.Number(), fat_g: Type.Number(), carbs_g: Type.Number() });
+const Totals = Type.Object({
+  calories: Type.Number(),
+  protein_g: Type.Number(),
+  fat_g: Type.Number(),
+  carbs_g: Type.Number(),
+});
 
 export const Plan = Type.Object({
   id: Nullable(Uuid),
@@ -58,6 +63,7 @@ export const GenerateMenu = Type.Object(
   },
   {
     additionalProperties: false,
-    description: 'week mode: {week_start?} fills breakfast, lunch and dinner of 7 days; dates mode: {dates, meal_types} fills only those slots',
+    description:
+      'week mode: {week_start?} fills breakfast, lunch and dinner of 7 days; dates mode: {dates, meal_types} fills only those slots',
   },
 );

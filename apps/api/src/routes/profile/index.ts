@@ -30,7 +30,13 @@ const profile: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/profile',
-    { schema: { tags: ['profile'], summary: 'The user profile with derived energy targets', response: { 200: Profile, ...errors(401, 404) } } },
+    {
+      schema: {
+        tags: ['profile'],
+        summary: 'The user profile with derived energy targets',
+        response: { 200: Profile, ...errors(401, 404) },
+      },
+    },
     async (request) => {
       const row = await app.profileReads.load(request.user.id);
       if (!row) throw notFound('Profile');
@@ -68,9 +74,13 @@ const profile: FastifyPluginAsyncTypebox = async (app) => {
       if (prefs?.language !== undefined && !app.languages.byCode.has(prefs.language)) {
         throw validationFailed('/body/preferences/language', `unsupported language ${prefs.language}`);
       }
-      for (const [field, table] of [['cuisines', 'cuisines'], ['excluded_tags', 'tags']] as const) {
+      for (const [field, table] of [
+        ['cuisines', 'cuisines'],
+        ['excluded_tags', 'tags'],
+      ] as const) {
         const unknown = await profiles.unknownCodes(table, prefs?.[field] ?? []);
-        if (unknown.length > 0) throw validationFailed(`/body/preferences/${field}`, `unknown codes: ${unknown.join(', ')}`);
+        if (unknown.length > 0)
+          throw validationFailed(`/body/preferences/${field}`, `unknown codes: ${unknown.join(', ')}`);
       }
       const { preferences, ...fields } = body;
       const row = await profiles.update(request.user.id, {

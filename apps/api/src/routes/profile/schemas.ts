@@ -2,8 +2,9 @@ import { Type } from 'typebox';
 import { DateString, Nullable, Uuid } from '../../schemas.ts';
 
 const Sex = Type.Union([Type.Literal('male'), Type.Literal('female')]);
-const ActivityLevel = Type.Enum(['sedentary', 'light', 'moderate', 'active', 'very_active'], { description: 'activity factors 1.2, 1.375, 1.55, 1.725, 1.9' },
-);
+const ActivityLevel = Type.Enum(['sedentary', 'light', 'moderate', 'active', 'very_active'], {
+  description: 'activity factors 1.2, 1.375, 1.55, 1.725, 1.9',
+});
 const Goal = Type.Union([Type.Literal('lose'), Type.Literal('maintain'), Type.Literal('gain')], {
   description: '-500, 0, +300 kcal a day',
 });
@@ -22,7 +23,9 @@ const PreferencesIn = Type.Object(
 export const ProfileUpdate = Type.Object(
   {
     name: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
-    date_of_birth: Type.Optional(Nullable(Type.String({ format: 'date', description: '10 to 120 years before today' }))),
+    date_of_birth: Type.Optional(
+      Nullable(Type.String({ format: 'date', description: '10 to 120 years before today' })),
+    ),
     sex: Type.Optional(Nullable(Sex)),
     height_cm: Type.Optional(Nullable(Type.Number({ minimum: 50, maximum: 272 }))),
     weight_kg: Type.Optional(Nullable(Type.Number({ minimum: 20, maximum: 500 }))),
@@ -62,8 +65,11 @@ export const Profile = Type.Object({
   bmr: Nullable(Type.Number({ description: 'Mifflin-St Jeor, kcal a day' })),
   calorie_target: Nullable(Type.Integer({ description: 'null while any input is missing; never below 1200' })),
   macro_targets: Nullable(
-    Type.Object({ protein_g: Type.Integer(), fat_g: Type.Integer(), carbs_g: Type.Integer() }, {
-      description: '25 % protein, 30 % fat, 45 % carbohydrates of the calorie target',
-    }),
+    Type.Object(
+      { protein_g: Type.Integer(), fat_g: Type.Integer(), carbs_g: Type.Integer() },
+      {
+        description: '25 % protein, 30 % fat, 45 % carbohydrates of the calorie target',
+      },
+    ),
   ),
 });

@@ -14,14 +14,24 @@ import { jobState, type JobState } from '../../plugins/events.ts';
 import { fingerprint, idempotent } from '../../idempotency.ts';
 import type { Config } from '../../config.ts';
 import { readSubmission } from './upload.ts';
-import { Accepted, ApplyBody, DishJob, DishSubmission, MAX_BASE64, MAX_IMAGES, ProductJob, ProductSubmission } from './schemas.ts';
+import {
+  Accepted,
+  ApplyBody,
+  DishJob,
+  DishSubmission,
+  MAX_BASE64,
+  MAX_IMAGES,
+  ProductJob,
+  ProductSubmission,
+} from './schemas.ts';
 
 const TERMINAL = new Set(['done', 'failed']);
 
 /** A multipart request has no parsed body: only a JSON body is validated by the schema. */
 const jsonBodyOnly: FastifySchemaCompiler<TSchema> = (route) => {
   const validate = TypeBoxValidatorCompiler(route);
-  return (value) => (route.httpPart === 'body' && (value === undefined || value === null) ? { value } : validate(value));
+  return (value) =>
+    route.httpPart === 'body' && (value === undefined || value === null) ? { value } : validate(value);
 };
 
 const MULTIPART = { consumes: ['application/json', 'multipart/form-data'] };
@@ -41,7 +51,13 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
   };
 
   /** The job row, its photos and its queue entry, in the caller's transaction. */
-  async function submit(tx: Queryable, kind: RecognitionKind, userId: string, images: UploadedImage[], fields: Parameters<typeof jobs.create>[2]) {
+  async function submit(
+    tx: Queryable,
+    kind: RecognitionKind,
+    userId: string,
+    images: UploadedImage[],
+    fields: Parameters<typeof jobs.create>[2],
+  ) {
     const job = await recognitionRepository(tx).create(kind, userId, fields, images);
     await enqueueRecognition(app.boss, tx, kind, job.plan, job.id);
     const workers = kind === 'dish' ? config.DISH_WORKER_CAPACITY : config.PRODUCT_WORKER_CAPACITY;
@@ -70,16 +86,24 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
     },
     async (request, reply) => {
       const { images, fields } = await readSubmission(request, { min: 1, max: 1 });
-      const targetDate = fields.target_date === undefined ? (await app.userTime(request)).today : String(fields.target_date);
+      const targetDate =
+        fields.target_date === undefined ? (await app.userTime(request)).today : String(fields.target_date);
       if (!isValidDate(targetDate)) throw validationFailed('/body/target_date', 'is not a calendar date');
       const mealType = fields.target_meal_type === undefined ? null : String(fields.target_meal_type);
-      if (mealType !== null && !(MEAL_TYPES as readonly string[]).includes(mealType)) throw validationFailed('/body/target_meal_type', 'is not a meal type');
+      if (mealType !== null && !(MEAL_TYPES as readonly string[]).includes(mealType))
+        throw validationFailed('/body/target_meal_type', 'is not a meal type');
       const unknown = Object.keys(fields).filter((k) => !['target_date', 'target_meal_type'].includes(k));
       if (unknown.length) throw validationFailed(`/body/${unknown[0]}`, 'is not a known field');
-      return idempotent(app, request, reply, () => fingerprint('dish', targetDate, mealType, ...images.map((i) => i.data)), async (tx) => ({
-        status: 202,
-        body: await submit(tx, 'dish', request.user.id, images, { targetDate, targetMealType: mealType }),
-      }));
+      return idempotent(
+        app,
+        request,
+        reply,
+        () => fingerprint('dish', targetDate, mealType, ...images.map((i) => i.data)),
+        async (tx) => ({
+          status: 202,
+          body: await submit(tx, 'dish', request.user.id, images, { targetDate, targetMealType: mealType }),
+        }),
+      );
     },
   );
 
@@ -96,7 +120,8 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
         schema: {
           tags: ['recognition'],
           summary,
-          description: 'Multipart file fields `images` or JSON `images`; the photos are recognised in parallel and merged.',
+          description:
+            'Multipart file fields `images` or JSON `images`; the photos are recognised in parallel and merged.',
           ...MULTIPART,
           body: ProductSubmission,
           response: { 202: Accepted, ...errors(400, 401, 409, 413, 415, 429) },
@@ -106,10 +131,16 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
         const { images, fields } = await readSubmission(request, { min: 1, max: MAX_IMAGES });
         const unknown = Object.keys(fields);
         if (unknown.length) throw validationFailed(`/body/${unknown[0]}`, 'is not a known field');
-        return idempotent(app, request, reply, () => fingerprint(jobType, ...images.map((i) => i.data)), async (tx) => ({
-          status: 202,
-          body: await submit(tx, 'product', request.user.id, images, { jobType }),
-        }));
+        return idempotent(
+          app,
+          request,
+          reply,
+          () => fingerprint(jobType, ...images.map((i) => i.data)),
+          async (tx) => ({
+            status: 202,
+            body: await submit(tx, 'product', request.user.id, images, { jobType }),
+          }),
+        );
       },
     );
   }
@@ -124,121 +155,211 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
   };
 
   /** Current state first, then every change, until done or failed; another user's job is a 404 before any stream. */
-  const stream = (kind: RecognitionKind) => async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
-    const job = await findJob(kind, request.user.id, request.params.id);
-    const events = openEventStream(request, reply);
-    let last = '';
-    const send = (state: JobState) => {
-      // The same state can come both from a read and from its notification.
-      const key = `${state.status}|${state.updatedAt}`;
-      if (key === last) return;
-      last = key;
-      events.send('status', state.json);
-      if (TERMINAL.has(state.status)) events.close();
-    };
-    events.onClose(app.jobEvents.watch(kind, job.id, send));
-    // Re-read after subscribing: a change between the first read and the subscription is not lost.
-    send(jobState(job));
-    if (!events.closed) {
-      const fresh = await jobs.byId(kind, job.id);
-      if (fresh) send(jobState(fresh));
-    }
-  };
-
-  app.get('/ai/jobs', {
-    schema: { tags: ['recognition'], summary: "Today's dish jobs (today on the user's clock) not yet linked to a diary entry", response: { 200: Type.Object({ items: Type.Array(DishJob), next_cursor: Nullable(Type.String()) }), ...errors(401) } },
-  }, async (request) => {
-    const { zone, today } = await app.userTime(request);
-    return { items: (await jobs.unlinkedDishJobsSince(request.user.id, startOfDayIn(zone, today))).map(asDishJob), next_cursor: null };
-  });
-
-  app.get('/ai/jobs/:id', {
-    schema: { tags: ['recognition'], summary: 'One dish job', params: IdParams, response: { 200: DishJob, ...errors(400, 401, 404) } },
-  }, async (request) => asDishJob(await findJob('dish', request.user.id, request.params.id)));
-
-  app.get('/ai/jobs/:id/stream', {
-    schema: { tags: ['recognition'], summary: 'Server-sent events of a dish job (`event: status`)', params: IdParams, produces: ['text/event-stream'], response: { ...errors(400, 401, 404) } },
-  }, stream('dish'));
-
-  app.get('/ai/product-jobs', {
-    schema: { tags: ['recognition'], summary: 'Product jobs of the last 24 hours', response: { 200: Type.Object({ items: Type.Array(ProductJob), next_cursor: Nullable(Type.String()) }), ...errors(401) } },
-  }, async (request) => {
-    const since = new Date(app.now().getTime() - 24 * 3600_000);
-    return { items: (await jobs.productJobsSince(request.user.id, since)).map(asProductJob), next_cursor: null };
-  });
-
-  app.get('/ai/product-jobs/history', {
-    schema: {
-      tags: ['recognition'],
-      summary: 'All product jobs, newest first',
-      querystring: Type.Object({ limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) }, { additionalProperties: false }),
-      response: { 200: Page(ProductJob), ...errors(400, 401) },
-    },
-  }, async (request) => {
-    const limit = request.query.limit ?? 20;
-    const rows = await jobs.productJobHistory(request.user.id, limit + 1, decodeCursor(request.query.cursor, isUuid));
-    const items = rows.slice(0, limit).map(asProductJob);
-    return { items, next_cursor: rows.length > limit ? encodeCursor(items.at(-1)!.id) : null };
-  });
-
-  app.get('/ai/product-jobs/:id', {
-    schema: { tags: ['recognition'], summary: 'One product job', params: IdParams, response: { 200: ProductJob, ...errors(400, 401, 404) } },
-  }, async (request) => asProductJob(await findJob('product', request.user.id, request.params.id)));
-
-  app.get('/ai/product-jobs/:id/stream', {
-    schema: { tags: ['recognition'], summary: 'Server-sent events of a product job (`event: status`)', params: IdParams, produces: ['text/event-stream'], response: { ...errors(400, 401, 404) } },
-  }, stream('product'));
-
-  app.post('/ai/product-jobs/:id/apply', {
-    validatorCompiler: jsonBodyOnly,
-    schema: {
-      tags: ['recognition'],
-      summary: 'Add the recognised items (or those at item_indexes) to the pantry, once',
-      description:
-        'Idempotent: the first call adds the items in one transaction and marks the job applied; every later call ' +
-        '(a retry, a double tap, with any body) answers 200 with the items that call added and adds nothing. The body ' +
-        'is optional.',
-      params: IdParams,
-      body: ApplyBody,
-      response: { 200: Type.Object({ items: Type.Array(Type.Object({}, { additionalProperties: true })) }), ...errors(400, 401, 404, 409) },
-    },
-  }, async (request) => {
-    const userId = request.user.id;
-    const time = await app.userTime(request);
-    const ids = await app.transaction(async (tx) => {
-      const txJobs = recognitionRepository(tx);
-      // Locked: a parallel apply waits here and then finds the job applied.
-      const job = await txJobs.lockForApply(userId, request.params.id);
-      if (!job) throw notFound('Product job');
-      if (job.applied_item_ids) return job.applied_item_ids;
-      if (job.status !== 'done') throw conflict('The job has not finished recognising', 'job_not_done');
-      const items = (job.result as { items: { name: string; product_id: string | null; quantity: number; unit_code: string; storage_days: number }[] }).items;
-      const indexes = [...new Set(request.body?.item_indexes ?? items.map((_, i) => i))];
-      const bad = indexes.find((i) => i >= items.length);
-      if (bad !== undefined) throw validationFailed('/body/item_indexes', `no item ${bad}`);
-      const txPantry = pantryRepository(tx);
-      const created = [];
-      for (const i of indexes) {
-        const item = items[i]!;
-        created.push(await txPantry.insert(userId, {
-          productId: item.product_id,
-          name: item.product_id ? null : item.name,
-          quantity: item.quantity,
-          unitCode: item.unit_code,
-          storageDays: item.storage_days,
-          addedAt: time.now,
-        }));
+  const stream =
+    (kind: RecognitionKind) => async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
+      const job = await findJob(kind, request.user.id, request.params.id);
+      const events = openEventStream(request, reply);
+      let last = '';
+      const send = (state: JobState) => {
+        // The same state can come both from a read and from its notification.
+        const key = `${state.status}|${state.updatedAt}`;
+        if (key === last) return;
+        last = key;
+        events.send('status', state.json);
+        if (TERMINAL.has(state.status)) events.close();
+      };
+      events.onClose(app.jobEvents.watch(kind, job.id, send));
+      // Re-read after subscribing: a change between the first read and the subscription is not lost.
+      send(jobState(job));
+      if (!events.closed) {
+        const fresh = await jobs.byId(kind, job.id);
+        if (fresh) send(jobState(fresh));
       }
-      await txJobs.markApplied(request.params.id, created);
-      return created;
-    });
-    const items = [];
-    for (const id of ids) {
-      const item = await pantry.get(userId, id, request.language, time);
-      if (item) items.push(item);
-    }
-    return { items };
-  });
+    };
+
+  app.get(
+    '/ai/jobs',
+    {
+      schema: {
+        tags: ['recognition'],
+        summary: "Today's dish jobs (today on the user's clock) not yet linked to a diary entry",
+        response: {
+          200: Type.Object({ items: Type.Array(DishJob), next_cursor: Nullable(Type.String()) }),
+          ...errors(401),
+        },
+      },
+    },
+    async (request) => {
+      const { zone, today } = await app.userTime(request);
+      return {
+        items: (await jobs.unlinkedDishJobsSince(request.user.id, startOfDayIn(zone, today))).map(asDishJob),
+        next_cursor: null,
+      };
+    },
+  );
+
+  app.get(
+    '/ai/jobs/:id',
+    {
+      schema: {
+        tags: ['recognition'],
+        summary: 'One dish job',
+        params: IdParams,
+        response: { 200: DishJob, ...errors(400, 401, 404) },
+      },
+    },
+    async (request) => asDishJob(await findJob('dish', request.user.id, request.params.id)),
+  );
+
+  app.get(
+    '/ai/jobs/:id/stream',
+    {
+      schema: {
+        tags: ['recognition'],
+        summary: 'Server-sent events of a dish job (`event: status`)',
+        params: IdParams,
+        produces: ['text/event-stream'],
+        response: { ...errors(400, 401, 404) },
+      },
+    },
+    stream('dish'),
+  );
+
+  app.get(
+    '/ai/product-jobs',
+    {
+      schema: {
+        tags: ['recognition'],
+        summary: 'Product jobs of the last 24 hours',
+        response: {
+          200: Type.Object({ items: Type.Array(ProductJob), next_cursor: Nullable(Type.String()) }),
+          ...errors(401),
+        },
+      },
+    },
+    async (request) => {
+      const since = new Date(app.now().getTime() - 24 * 3600_000);
+      return { items: (await jobs.productJobsSince(request.user.id, since)).map(asProductJob), next_cursor: null };
+    },
+  );
+
+  app.get(
+    '/ai/product-jobs/history',
+    {
+      schema: {
+        tags: ['recognition'],
+        summary: 'All product jobs, newest first',
+        querystring: Type.Object(
+          { limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Page(ProductJob), ...errors(400, 401) },
+      },
+    },
+    async (request) => {
+      const limit = request.query.limit ?? 20;
+      const rows = await jobs.productJobHistory(request.user.id, limit + 1, decodeCursor(request.query.cursor, isUuid));
+      const items = rows.slice(0, limit).map(asProductJob);
+      return { items, next_cursor: rows.length > limit ? encodeCursor(items.at(-1)!.id) : null };
+    },
+  );
+
+  app.get(
+    '/ai/product-jobs/:id',
+    {
+      schema: {
+        tags: ['recognition'],
+        summary: 'One product job',
+        params: IdParams,
+        response: { 200: ProductJob, ...errors(400, 401, 404) },
+      },
+    },
+    async (request) => asProductJob(await findJob('product', request.user.id, request.params.id)),
+  );
+
+  app.get(
+    '/ai/product-jobs/:id/stream',
+    {
+      schema: {
+        tags: ['recognition'],
+        summary: 'Server-sent events of a product job (`event: status`)',
+        params: IdParams,
+        produces: ['text/event-stream'],
+        response: { ...errors(400, 401, 404) },
+      },
+    },
+    stream('product'),
+  );
+
+  app.post(
+    '/ai/product-jobs/:id/apply',
+    {
+      validatorCompiler: jsonBodyOnly,
+      schema: {
+        tags: ['recognition'],
+        summary: 'Add the recognised items (or those at item_indexes) to the pantry, once',
+        description:
+          'Idempotent: the first call adds the items in one transaction and marks the job applied; every later call ' +
+          '(a retry, a double tap, with any body) answers 200 with the items that call added and adds nothing. The body ' +
+          'is optional.',
+        params: IdParams,
+        body: ApplyBody,
+        response: {
+          200: Type.Object({ items: Type.Array(Type.Object({}, { additionalProperties: true })) }),
+          ...errors(400, 401, 404, 409),
+        },
+      },
+    },
+    async (request) => {
+      const userId = request.user.id;
+      const time = await app.userTime(request);
+      const ids = await app.transaction(async (tx) => {
+        const txJobs = recognitionRepository(tx);
+        // Locked: a parallel apply waits here and then finds the job applied.
+        const job = await txJobs.lockForApply(userId, request.params.id);
+        if (!job) throw notFound('Product job');
+        if (job.applied_item_ids) return job.applied_item_ids;
+        if (job.status !== 'done') throw conflict('The job has not finished recognising', 'job_not_done');
+        const items = (
+          job.result as {
+            items: {
+              name: string;
+              product_id: string | null;
+              quantity: number;
+              unit_code: string;
+              storage_days: number;
+            }[];
+          }
+        ).items;
+        const indexes = [...new Set(request.body?.item_indexes ?? items.map((_, i) => i))];
+        const bad = indexes.find((i) => i >= items.length);
+        if (bad !== undefined) throw validationFailed('/body/item_indexes', `no item ${bad}`);
+        const txPantry = pantryRepository(tx);
+        const created = [];
+        for (const i of indexes) {
+          const item = items[i]!;
+          created.push(
+            await txPantry.insert(userId, {
+              productId: item.product_id,
+              name: item.product_id ? null : item.name,
+              quantity: item.quantity,
+              unitCode: item.unit_code,
+              storageDays: item.storage_days,
+              addedAt: time.now,
+            }),
+          );
+        }
+        await txJobs.markApplied(request.params.id, created);
+        return created;
+      });
+      const items = [];
+      for (const id of ids) {
+        const item = await pantry.get(userId, id, request.language, time);
+        if (item) items.push(item);
+      }
+      return { items };
+    },
+  );
 };
 
 export default recognition;

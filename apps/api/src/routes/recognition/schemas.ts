@@ -29,7 +29,10 @@ export const DishSubmission = Type.Object(
 
 export const ProductSubmission = Type.Object(
   { images: Type.Array(ImageJson, { minItems: 1, maxItems: MAX_IMAGES }) },
-  { additionalProperties: false, description: 'JSON form; the same as multipart/form-data with 1-10 file fields `images`' },
+  {
+    additionalProperties: false,
+    description: 'JSON form; the same as multipart/form-data with 1-10 file fields `images`',
+  },
 );
 
 export const Accepted = Type.Object({
@@ -97,6 +100,10 @@ export const ProductJob = Type.Object({
 });
 
 export const ApplyBody = Type.Object(
-  { item_indexes: Type.Optional(Type.Array(Type.Integer({ minimum: 0, maximum: 99 }), { minItems: 1, maxItems: 100, uniqueItems: true })) },
+  {
+    item_indexes: Type.Optional(
+      Type.Array(Type.Integer({ minimum: 0, maximum: 99 }), { minItems: 1, maxItems: 100, uniqueItems: true }),
+    ),
+  },
   { additionalProperties: false },
 );

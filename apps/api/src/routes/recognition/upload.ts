@@ -4,7 +4,8 @@ import { detectImageType } from '@nutrition/domain';
 import { badRequest, HttpError } from '../../errors.ts';
 import { MAX_IMAGE_BYTES, MAX_IMAGES } from './schemas.ts';
 
-const tooLarge = () => new HttpError(413, 'payload_too_large', `each image may be at most ${MAX_IMAGE_BYTES / 1024 / 1024} MiB`);
+const tooLarge = () =>
+  new HttpError(413, 'payload_too_large', `each image may be at most ${MAX_IMAGE_BYTES / 1024 / 1024} MiB`);
 
 /** An image is accepted by its magic bytes (JPEG, PNG, WebP, HEIC), whatever type the client declared. */
 function accept(data: Buffer): UploadedImage {
@@ -25,9 +26,12 @@ export async function readSubmission(
   const images: UploadedImage[] = [];
   let fields: Record<string, unknown> = {};
   if (request.isMultipart()) {
-    for await (const part of request.parts({ limits: { fileSize: MAX_IMAGE_BYTES, files: MAX_IMAGES + 1, fields: 20, fieldSize: 1024 } })) {
+    for await (const part of request.parts({
+      limits: { fileSize: MAX_IMAGE_BYTES, files: MAX_IMAGES + 1, fields: 20, fieldSize: 1024 },
+    })) {
       if (part.type === 'file') {
-        if (part.fieldname !== 'image' && part.fieldname !== 'images') throw badRequest(`unexpected file field ${part.fieldname}`, 'validation_failed');
+        if (part.fieldname !== 'image' && part.fieldname !== 'images')
+          throw badRequest(`unexpected file field ${part.fieldname}`, 'validation_failed');
         const data = await part.toBuffer();
         if (part.file.truncated) throw tooLarge();
         if (images.length >= count.max) throw badRequest(`at most ${count.max} image(s)`, 'too_many_images');
@@ -42,11 +46,16 @@ export async function readSubmission(
     delete fields.image;
     delete fields.images;
     for (const img of body.images ?? (body.image ? [body.image] : [])) {
-      if (!/^[A-Za-z0-9+/\r\n]*={0,2}\s*$/.test(img.data_base64)) throw badRequest('data_base64 is not base64', 'validation_failed');
+      if (!/^[A-Za-z0-9+/\r\n]*={0,2}\s*$/.test(img.data_base64))
+        throw badRequest('data_base64 is not base64', 'validation_failed');
       images.push(accept(Buffer.from(img.data_base64, 'base64')));
     }
   }
-  if (images.length < count.min) throw badRequest(`send ${count.min === count.max ? 'one image' : `${count.min}-${count.max} images`}`, 'missing_image');
+  if (images.length < count.min)
+    throw badRequest(
+      `send ${count.min === count.max ? 'one image' : `${count.min}-${count.max} images`}`,
+      'missing_image',
+    );
   if (images.length > count.max) throw badRequest(`at most ${count.max} image(s)`, 'too_many_images');
   return { images, fields };
 }

@@ -47,7 +47,8 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (ap
       const items: CachedRecommendation[] = saved.map((s, i) => {
         const r = recipes[i]!;
         const used = new Set<string>();
-        for (const ing of r.ingredients) if (ing.product_id && pantryProducts.has(ing.product_id)) used.add(ing.product_id);
+        for (const ing of r.ingredients)
+          if (ing.product_id && pantryProducts.has(ing.product_id)) used.add(ing.product_id);
         for (const name of r.uses_pantry) {
           const id = ctx.pantryIds.get(name.toLowerCase());
           if (id) used.add(id);
@@ -69,7 +70,10 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (ap
           'Model output that fails validation is retried twice; an unreachable model is 502 `model_unavailable`. ' +
           'A generation counts against the per-user model budget (429 past it); a cached answer does not.',
         querystring: Query,
-        response: { 200: Type.Object({ items: Type.Array(Recommendation), generated_at: Timestamp }), ...errors(400, 401, 429, 502) },
+        response: {
+          200: Type.Object({ items: Type.Array(Recommendation), generated_at: Timestamp }),
+          ...errors(400, 401, 429, 502),
+        },
       },
     },
     async (request) => {
@@ -92,7 +96,8 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (ap
       const items = [];
       for (const item of set.items.slice(0, limit)) {
         const recipe = await catalog.recipeById(userId, item.recipe_id, request.language);
-        if (recipe) items.push({ ...recipe, title: item.title, reason: item.reason, uses_products: item.uses_products });
+        if (recipe)
+          items.push({ ...recipe, title: item.title, reason: item.reason, uses_products: item.uses_products });
       }
       return { items, generated_at: set.generated_at };
     },

@@ -22,7 +22,14 @@ const reference: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/languages',
-    { schema: { tags: ['reference'], summary: 'Active languages', security: [], response: { 200: Type.Array(Language) } } },
+    {
+      schema: {
+        tags: ['reference'],
+        summary: 'Active languages',
+        security: [],
+        response: { 200: Type.Array(Language) },
+      },
+    },
     async () => app.languages.list.map(({ search_config: _, ...l }) => l),
   );
 

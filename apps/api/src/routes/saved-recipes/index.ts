@@ -36,7 +36,9 @@ const savedRecipes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const result = await saved.save(request.user.id, request.body.recipe_id);
       if (!result) throw notFound('Recipe');
-      return reply.status(result.created ? 201 : 200).send((await saved.get(request.user.id, result.id, request.language))!);
+      return reply
+        .status(result.created ? 201 : 200)
+        .send((await saved.get(request.user.id, result.id, request.language))!);
     },
   );
 
@@ -46,13 +48,21 @@ const savedRecipes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['saved recipes'],
         summary: 'Bookmarks, newest first',
-        querystring: Type.Object({ limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) }, { additionalProperties: false }),
+        querystring: Type.Object(
+          { limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) },
+          { additionalProperties: false },
+        ),
         response: { 200: Page(Bookmark), ...errors(400, 401) },
       },
     },
     async (request) => {
       const limit = request.query.limit ?? 20;
-      const rows = await saved.list(request.user.id, request.language, limit + 1, decodeCursor(request.query.cursor, isUuid));
+      const rows = await saved.list(
+        request.user.id,
+        request.language,
+        limit + 1,
+        decodeCursor(request.query.cursor, isUuid),
+      );
       const items = rows.slice(0, limit);
       return { items, next_cursor: rows.length > limit ? encodeCursor(items.at(-1)!.id) : null };
     },
@@ -60,7 +70,14 @@ const savedRecipes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get(
     '/saved-recipes/:id',
-    { schema: { tags: ['saved recipes'], summary: 'One bookmark', params: IdParams, response: { 200: Bookmark, ...errors(400, 401, 404) } } },
+    {
+      schema: {
+        tags: ['saved recipes'],
+        summary: 'One bookmark',
+        params: IdParams,
+        response: { 200: Bookmark, ...errors(400, 401, 404) },
+      },
+    },
     async (request) => {
       const bookmark = await saved.get(request.user.id, request.params.id, request.language);
       if (!bookmark) throw notFound('Saved recipe');
@@ -70,7 +87,14 @@ const savedRecipes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/saved-recipes/:id',
-    { schema: { tags: ['saved recipes'], summary: 'Remove a bookmark', params: IdParams, response: { 204: Type.Null(), ...errors(400, 401, 404) } } },
+    {
+      schema: {
+        tags: ['saved recipes'],
+        summary: 'Remove a bookmark',
+        params: IdParams,
+        response: { 204: Type.Null(), ...errors(400, 401, 404) },
+      },
+    },
     async (request, reply) => {
       if (!(await saved.delete(request.user.id, request.params.id))) throw notFound('Saved recipe');
       return reply.status(204).send(null);

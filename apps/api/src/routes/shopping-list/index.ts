@@ -20,9 +20,12 @@ const List = Type.Object({
   id: Nullable(Uuid),
   week_start: DateString,
   generated_at: Nullable(Timestamp),
-  groups: Type.Array(Type.Object({ category_code: Type.String(), category_name: Type.String(), items: Type.Array(Item) }), {
-    description: 'product categories in shop order',
-  }),
+  groups: Type.Array(
+    Type.Object({ category_code: Type.String(), category_name: Type.String(), items: Type.Array(Item) }),
+    {
+      description: 'product categories in shop order',
+    },
+  ),
 });
 
 const NewItem = Type.Object(
@@ -33,14 +36,21 @@ const NewItem = Type.Object(
     quantity: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 })),
     unit_code: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
   },
-  { additionalProperties: false, description: 'a manual item (kept when the list is regenerated); week_start defaults to the current week' },
+  {
+    additionalProperties: false,
+    description: 'a manual item (kept when the list is regenerated); week_start defaults to the current week',
+  },
 );
 
+type Line = Omit<ShoppingItemRow, 'category_code' | 'category_name' | 'shop_order'>;
+
+/** Items (already in shop order) grouped by category. */
 function group(items: ShoppingItemRow[]) {
-  const groups: { category_code: string; category_name: string; items: object[] }[] = [];
+  const groups: { category_code: string; category_name: string; items: Line[] }[] = [];
   for (const { category_code, category_name, shop_order: _, ...item } of items) {
-    let g = groups.at(-1);
-    if (!g || g.category_code !== category_code) groups.push((g = { category_code, category_name, items: [] }));
+    const last = groups.at(-1);
+    const g = last?.category_code === category_code ? last : { category_code, category_name, items: [] as Line[] };
+    if (g !== last) groups.push(g);
     g.items.push(item);
   }
   return groups;
@@ -60,20 +70,37 @@ const shoppingList: FastifyPluginAsyncTypebox = async (app) => {
   const render = async (userId: string, weekStart: string, language: string) => {
     const list = await shopping.list(userId, weekStart);
     if (!list) return { id: null, week_start: weekStart, generated_at: null, groups: [] };
-    return { ...list, groups: group(await shopping.items(list.id, language)) as never };
+    return { ...list, groups: group(await shopping.items(list.id, language)) };
   };
   const itemById = async (userId: string, id: string, language: string) => {
     const weekStart = await shopping.itemWeek(userId, id);
     if (!weekStart) throw notFound('Shopping list item');
     const list = (await shopping.list(userId, weekStart))!;
-    const { category_code: _c, category_name: _n, shop_order: _o, ...item } = (await shopping.items(list.id, language)).find((i) => i.id === id)!;
+    const {
+      category_code: _c,
+      category_name: _n,
+      shop_order: _o,
+      ...item
+    } = (await shopping.items(list.id, language)).find((i) => i.id === id)!;
     return item;
   };
 
   app.get(
     '/shopping-list',
-    { schema: { tags: ['shopping list'], summary: "A week's shopping list", querystring: Type.Object({ week_start: Type.Optional(DateString) }, { additionalProperties: false }), response: { 200: List, ...errors(400, 401) } } },
-    async (request) => render(request.user.id, await week(request, request.query.week_start, '/querystring/week_start'), request.language),
+    {
+      schema: {
+        tags: ['shopping list'],
+        summary: "A week's shopping list",
+        querystring: Type.Object({ week_start: Type.Optional(DateString) }, { additionalProperties: false }),
+        response: { 200: List, ...errors(400, 401) },
+      },
+    },
+    async (request) =>
+      render(
+        request.user.id,
+        await week(request, request.query.week_start, '/querystring/week_start'),
+        request.language,
+      ),
   );
 
   app.post(
@@ -89,7 +116,10 @@ const shoppingList: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const weekStart = await week(request, request.body.week_start, '/body/week_start');
-      const [needs, stock] = await Promise.all([shopping.needs(request.user.id, weekStart, request.language), shopping.stock(request.user.id, await app.userTime(request))]);
+      const [needs, stock] = await Promise.all([
+        shopping.needs(request.user.id, weekStart, request.language),
+        shopping.stock(request.user.id, await app.userTime(request)),
+      ]);
       const lines = shoppingLines(needs, stock);
       await app.transaction((tx) => shoppingRepository(tx).replaceGenerated(request.user.id, weekStart, lines));
       return render(request.user.id, weekStart, request.language);
@@ -108,19 +138,30 @@ const shoppingList: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      if (!(await shopping.setChecked(request.user.id, request.params.id, request.body.checked))) throw notFound('Shopping list item');
+      if (!(await shopping.setChecked(request.user.id, request.params.id, request.body.checked)))
+        throw notFound('Shopping list item');
       return itemById(request.user.id, request.params.id, request.language);
     },
   );
 
   app.post(
     '/shopping-list/items',
-    { schema: { tags: ['shopping list'], summary: 'Add a manual item', body: NewItem, response: { 201: Item, ...errors(400, 401, 404) } } },
+    {
+      schema: {
+        tags: ['shopping list'],
+        summary: 'Add a manual item',
+        body: NewItem,
+        response: { 201: Item, ...errors(400, 401, 404) },
+      },
+    },
     async (request, reply) => {
       const body = request.body;
       const weekStart = await week(request, body.week_start, '/body/week_start');
       if (!body.name.trim()) throw validationFailed('/body/name', 'must not be blank');
-      if (body.unit_code !== undefined && (await app.sql`SELECT 1 FROM units WHERE code = ${body.unit_code}`).length === 0) {
+      if (
+        body.unit_code !== undefined &&
+        (await app.sql`SELECT 1 FROM units WHERE code = ${body.unit_code}`).length === 0
+      ) {
         throw validationFailed('/body/unit_code', `unknown unit ${body.unit_code}`);
       }
       let category: string | null = null;
@@ -143,7 +184,14 @@ const shoppingList: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/shopping-list/items/:id',
-    { schema: { tags: ['shopping list'], summary: 'Remove an item', params: IdParams, response: { 204: Type.Null(), ...errors(400, 401, 404) } } },
+    {
+      schema: {
+        tags: ['shopping list'],
+        summary: 'Remove an item',
+        params: IdParams,
+        response: { 204: Type.Null(), ...errors(400, 401, 404) },
+      },
+    },
     async (request, reply) => {
       if (!(await shopping.deleteItem(request.user.id, request.params.id))) throw notFound('Shopping list item');
       return reply.status(204).send(null);

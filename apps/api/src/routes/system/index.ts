@@ -40,7 +40,9 @@ const system: FastifyPluginAsyncTypebox<{ version: string }> = async (app, opts)
     },
     async (_request, reply) => {
       const db = await databaseAnswers(app.sql);
-      return reply.status(db ? 200 : 503).send({ status: db ? 'ok' : 'error', db: db ? 'ok' : 'down', version: opts.version });
+      return reply
+        .status(db ? 200 : 503)
+        .send({ status: db ? 'ok' : 'error', db: db ? 'ok' : 'down', version: opts.version });
     },
   );
 
@@ -51,7 +53,10 @@ const system: FastifyPluginAsyncTypebox<{ version: string }> = async (app, opts)
         tags: ['system'],
         summary: 'Readiness: 503 while the process drains for shutdown or the database is unreachable',
         security: [],
-        response: { 200: Type.Object({ status: Type.Literal('ready') }), 503: Type.Object({ status: Type.Literal('not_ready'), reason: Type.String() }) },
+        response: {
+          200: Type.Object({ status: Type.Literal('ready') }),
+          503: Type.Object({ status: Type.Literal('not_ready'), reason: Type.String() }),
+        },
       },
       config: { rateLimit: false },
     },

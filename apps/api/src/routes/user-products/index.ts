@@ -48,7 +48,11 @@ const ItemPatch = Type.Object(
 );
 
 const ListQuery = Type.Object(
-  { expiring_within_days: Type.Optional(Type.Integer({ minimum: 0, maximum: 3650 })), limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) },
+  {
+    expiring_within_days: Type.Optional(Type.Integer({ minimum: 0, maximum: 3650 })),
+    limit: Type.Optional(Limit),
+    cursor: Type.Optional(Cursor),
+  },
   { additionalProperties: false },
 );
 
@@ -56,7 +60,10 @@ const ListQuery = Type.Object(
 const DEFAULT_STORAGE_DAYS = 7;
 
 const isKeyset = (v: unknown): v is { expires_at: string; id: string } =>
-  typeof v === 'object' && v !== null && isTimestamp((v as { expires_at?: unknown }).expires_at) && isUuid((v as { id?: unknown }).id);
+  typeof v === 'object' &&
+  v !== null &&
+  isTimestamp((v as { expires_at?: unknown }).expires_at) &&
+  isUuid((v as { id?: unknown }).id);
 
 /** The pantry: what the user has at home, with expiry computed in SQL from added_at + storage_days. */
 const userProducts: FastifyPluginAsyncTypebox = async (app) => {
@@ -70,12 +77,20 @@ const userProducts: FastifyPluginAsyncTypebox = async (app) => {
     }
   };
   const checkUnit = async (code: string | undefined) => {
-    if (code !== undefined && !(await pantry.unitExists(code))) throw validationFailed('/body/unit_code', `unknown unit ${code}`);
+    if (code !== undefined && !(await pantry.unitExists(code)))
+      throw validationFailed('/body/unit_code', `unknown unit ${code}`);
   };
 
   app.get(
     '/user-products',
-    { schema: { tags: ['pantry'], summary: 'Pantry items, soonest expiry first', querystring: ListQuery, response: { 200: Page(PantryItem), ...errors(400, 401) } } },
+    {
+      schema: {
+        tags: ['pantry'],
+        summary: 'Pantry items, soonest expiry first',
+        querystring: ListQuery,
+        response: { 200: Page(PantryItem), ...errors(400, 401) },
+      },
+    },
     async (request) => {
       const limit = request.query.limit ?? 20;
       const rows = await pantry.list(request.user.id, request.language, await app.userTime(request), {
@@ -85,7 +100,11 @@ const userProducts: FastifyPluginAsyncTypebox = async (app) => {
       });
       const items = rows.slice(0, limit);
       const last = items.at(-1);
-      return { items, next_cursor: rows.length > limit && last ? encodeCursor({ expires_at: last.expires_at.toISOString(), id: last.id }) : null };
+      return {
+        items,
+        next_cursor:
+          rows.length > limit && last ? encodeCursor({ expires_at: last.expires_at.toISOString(), id: last.id }) : null,
+      };
     },
   );
 
@@ -96,43 +115,61 @@ const userProducts: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['pantry'],
         summary: 'Add an item',
         body: NewItem,
-        headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ description: 'retries with the same key and body create one item' })) }),
+        headers: Type.Object({
+          'idempotency-key': Type.Optional(
+            Type.String({ description: 'retries with the same key and body create one item' }),
+          ),
+        }),
         response: { 201: PantryItem, ...errors(400, 401, 404, 409) },
       },
     },
     async (request, reply) => {
       const body = request.body;
-      if ((body.product_id === undefined) === (body.name === undefined)) throw validationFailed('/body', 'give exactly one of product_id, name');
+      if ((body.product_id === undefined) === (body.name === undefined))
+        throw validationFailed('/body', 'give exactly one of product_id, name');
       const name = body.name?.trim();
       if (body.name !== undefined && !name) throw validationFailed('/body/name', 'must not be blank');
       await checkUnit(body.unit_code);
       checkAddedAt(body.added_at);
       const time = await app.userTime(request);
-      return idempotent(app, request, reply, () => fingerprint(body), async (tx) => {
-        const items = pantryRepository(tx);
-        const productId = body.product_id ?? (name ? await items.productByName(name) : null);
-        let storageDays = body.storage_days;
-        if (productId) {
-          const defaults = await items.productDefaults(productId);
-          if (!defaults) throw notFound('Product');
-          storageDays ??= defaults.storage_days ?? DEFAULT_STORAGE_DAYS;
-        }
-        const id = await items.insert(request.user.id, {
-          productId,
-          name: productId ? null : name!,
-          quantity: body.quantity,
-          unitCode: body.unit_code,
-          storageDays: storageDays ?? DEFAULT_STORAGE_DAYS,
-          addedAt: body.added_at ?? time.now,
-        });
-        return { status: 201, body: (await items.get(request.user.id, id, request.language, time))! };
-      });
+      return idempotent(
+        app,
+        request,
+        reply,
+        () => fingerprint(body),
+        async (tx) => {
+          const items = pantryRepository(tx);
+          const productId = body.product_id ?? (name ? await items.productByName(name) : null);
+          let storageDays = body.storage_days;
+          if (productId) {
+            const defaults = await items.productDefaults(productId);
+            if (!defaults) throw notFound('Product');
+            storageDays ??= defaults.storage_days ?? DEFAULT_STORAGE_DAYS;
+          }
+          const id = await items.insert(request.user.id, {
+            productId,
+            name: productId ? null : name!,
+            quantity: body.quantity,
+            unitCode: body.unit_code,
+            storageDays: storageDays ?? DEFAULT_STORAGE_DAYS,
+            addedAt: body.added_at ?? time.now,
+          });
+          return { status: 201, body: (await items.get(request.user.id, id, request.language, time))! };
+        },
+      );
     },
   );
 
   app.get(
     '/user-products/:id',
-    { schema: { tags: ['pantry'], summary: 'One pantry item', params: IdParams, response: { 200: PantryItem, ...errors(400, 401, 404) } } },
+    {
+      schema: {
+        tags: ['pantry'],
+        summary: 'One pantry item',
+        params: IdParams,
+        response: { 200: PantryItem, ...errors(400, 401, 404) },
+      },
+    },
     async (request) => {
       const item = await pantry.get(request.user.id, request.params.id, request.language, await app.userTime(request));
       if (!item) throw notFound('Pantry item');
@@ -142,7 +179,15 @@ const userProducts: FastifyPluginAsyncTypebox = async (app) => {
 
   app.patch(
     '/user-products/:id',
-    { schema: { tags: ['pantry'], summary: 'Change an item (only sent fields)', params: IdParams, body: ItemPatch, response: { 200: PantryItem, ...errors(400, 401, 404) } } },
+    {
+      schema: {
+        tags: ['pantry'],
+        summary: 'Change an item (only sent fields)',
+        params: IdParams,
+        body: ItemPatch,
+        response: { 200: PantryItem, ...errors(400, 401, 404) },
+      },
+    },
     async (request) => {
       const body = request.body;
       await checkUnit(body.unit_code);
@@ -156,7 +201,14 @@ const userProducts: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete(
     '/user-products/:id',
-    { schema: { tags: ['pantry'], summary: 'Remove an item', params: IdParams, response: { 204: Type.Null(), ...errors(400, 401, 404) } } },
+    {
+      schema: {
+        tags: ['pantry'],
+        summary: 'Remove an item',
+        params: IdParams,
+        response: { 204: Type.Null(), ...errors(400, 401, 404) },
+      },
+    },
     async (request, reply) => {
       if (!(await pantry.delete(request.user.id, request.params.id))) throw notFound('Pantry item');
       return reply.status(204).send(null);
