@@ -73,9 +73,8 @@ export async function queueBench(databaseUrl: string, jobs: number, pickups: num
     );
     const submittedMs = performance.now() - started;
     for (;;) {
-      const [row] = await sql<
-        { n: number }[]
-      >`SELECT count(*)::int AS n FROM dish_recognition_jobs WHERE user_id = ${user!.id} AND status IN ('done', 'failed')`;
+      const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM dish_recognition_jobs
+        WHERE user_id = ${user!.id} AND status IN ('done', 'failed')`;
       if (row!.n >= jobs) break;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -90,7 +89,8 @@ export async function queueBench(databaseUrl: string, jobs: number, pickups: num
       const { body: accepted } = await json(`${api.url}/ai/recognize-dish`, { method: 'POST', token, body });
       for (;;) {
         const [row] = await sql<{ ms: number | null }[]>`
-          SELECT extract(epoch FROM started_at - created_at)::float8 * 1000 AS ms FROM dish_recognition_jobs WHERE id = ${accepted.job_id}`;
+          SELECT extract(epoch FROM started_at - created_at)::float8 * 1000 AS ms FROM dish_recognition_jobs WHERE id =
+            ${accepted.job_id}`;
         if (row?.ms != null) {
           latencies.push(row.ms);
           break;

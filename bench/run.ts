@@ -86,5 +86,6 @@ if (write) {
   await writeFile(out, `${JSON.stringify(rows, null, 2)}\n`);
 }
 console.log(
-  `\n${rows.filter((r) => r.met).length} of ${rows.length} goals met (${quick ? 'quick sizes' : 'full sizes'})${write ? `; ${out} written` : ''}`,
+  `\n${rows.filter((r) => r.met).length} of ${rows.length} goals met (${quick ? 'quick sizes' : 'full sizes'})` +
+    `${write ? `; ${out} written` : ''}`,
 );

@@ -38,7 +38,8 @@ export async function searchBench(databaseUrl: string, queries: number): Promise
       await sql<{ barcode: string }[]>`SELECT barcode FROM products WHERE source = 'off' ORDER BY id LIMIT 50`
     ).map((b) => b.barcode);
     const names = await sql<{ name: string; lang: string }[]>`
-      SELECT name, language_code AS lang FROM product_aliases WHERE language_code IN ('en', 'ru', 'de', 'uk') AND is_primary ORDER BY id LIMIT 200`;
+      SELECT name, language_code AS lang FROM product_aliases WHERE language_code IN ('en', 'ru', 'de', 'uk') AND
+        is_primary ORDER BY id LIMIT 200`;
     const share = (n: number) => Math.max(1, Math.round((queries * n) / 500));
     const mix: { q: string; kind: string; lang: string }[] = [];
     for (let i = 0; i < share(150); i++) mix.push({ q: words[(i * 7) % words.length]!, kind: 'word', lang: 'en' });

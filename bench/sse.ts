@@ -78,7 +78,8 @@ export async function sseBench(databaseUrl: string, streams: number): Promise<Ro
     );
     const spread = (d: number[]) => [50, 90, 95, 99, 100].map((p) => percentile(d, p)).join('/');
     process.stderr.write(
-      ` [burst: ${ours.burstMs} ms ours, ${base.burstMs} ms bare; p50/90/95/99/max ${spread(ours.delays)} vs ${spread(base.delays)} ms]`,
+      ` [burst: ${ours.burstMs} ms ours, ${base.burstMs} ms bare; ` +
+        `p50/90/95/99/max ${spread(ours.delays)} vs ${spread(base.delays)} ms]`,
     );
     return [
       maxRow(

@@ -16,7 +16,8 @@ t.test('catalog', async (t) => {
   };
   const [borscht] = await sql`SELECT d.id FROM dishes d WHERE d.code = 'borscht'`;
   const [omelette] =
-    await sql`SELECT d.id FROM dishes d JOIN dish_translations t ON t.dish_id = d.id AND t.language_code = 'en' WHERE t.name = 'Masala Omelette'`;
+    await sql`SELECT d.id FROM dishes d JOIN dish_translations t ON t.dish_id = d.id AND t.language_code = 'en' WHERE
+      t.name = 'Masala Omelette'`;
 
   t.test('seed size', async (t) => {
     const [counts] = await sql<{ dishes: number; products: number; barcodes: number; recipes: number }[]>`
@@ -129,9 +130,11 @@ t.test('catalog', async (t) => {
   });
 
   t.test('ingredients search leaves out bulk-imported products', async (t) => {
-    await sql`INSERT INTO products (canonical_name, source, barcode) VALUES ('Buckwheat crispbread imported', 'off', '4006381333931')`;
+    await sql`INSERT INTO products (canonical_name, source, barcode) VALUES ('Buckwheat crispbread imported', 'off',
+      '4006381333931')`;
     const [p] = await sql`SELECT id FROM products WHERE barcode = '4006381333931'`;
-    await sql`INSERT INTO product_aliases (product_id, language_code, name, is_primary, imported) VALUES (${p!.id}, 'en', 'Buckwheat crispbread imported', true, true)`;
+    await sql`INSERT INTO product_aliases (product_id, language_code, name, is_primary, imported) VALUES (${p!.id},
+      'en', 'Buckwheat crispbread imported', true, true)`;
     t.ok((await search('buckwheat crispbread', 'en', '/products/search')).some((x) => x.id === p!.id));
     t.notOk((await search('buckwheat crispbread', 'en', '/ingredients/search')).some((x) => x.id === p!.id));
   });
@@ -180,8 +183,8 @@ t.test('catalog', async (t) => {
   });
 
   t.test('stored per-serving nutrition is computed from the ingredients', async (t) => {
-    const recipes =
-      await sql`SELECT id, servings::float8 AS servings, calories_per_serving::float8 AS kcal, protein_per_serving::float8 AS protein FROM recipes WHERE source = 'catalog' ORDER BY random() LIMIT 5`;
+    const recipes = await sql`SELECT id, servings::float8 AS servings, calories_per_serving::float8 AS kcal,
+        protein_per_serving::float8 AS protein FROM recipes WHERE source = 'catalog' ORDER BY random() LIMIT 5`;
     for (const r of recipes) {
       const ings = await sql`
         SELECT i.quantity::float8 AS quantity, u.code, u.kind, u.factor::float8 AS factor,
@@ -240,7 +243,8 @@ t.test('catalog', async (t) => {
         );
         t.match(
           await plan(
-            `SELECT product_id FROM product_aliases WHERE to_tsvector('simple', name) @@ to_tsquery('simple', 'buckw:*')`,
+            `SELECT product_id FROM product_aliases
+             WHERE to_tsvector('simple', name) @@ to_tsquery('simple', 'buckw:*')`,
           ),
           /product_aliases_fts_idx/,
         );

@@ -35,7 +35,8 @@ t.test(
     const rnd = random(SEED);
     const [milk] = await sql`SELECT id FROM products WHERE code = 'milk'`;
     const [borscht] =
-      await sql`SELECT d.id AS dish_id, r.id AS recipe_id FROM dishes d JOIN recipes r ON r.dish_id = d.id AND r.is_default WHERE d.code = 'borscht'`;
+      await sql`SELECT d.id AS dish_id, r.id AS recipe_id FROM dishes d JOIN recipes r ON r.dish_id = d.id AND
+        r.is_default WHERE d.code = 'borscht'`;
     const week = weekStart(todayUtc());
 
     interface User {
@@ -84,7 +85,8 @@ t.test(
       const dishJobs = [];
       for (let j = 0; j < 3; j++) {
         const [job] =
-          await sql`INSERT INTO dish_recognition_jobs (user_id, status) VALUES (${session.user.id}, 'done') RETURNING id`;
+          await sql`INSERT INTO dish_recognition_jobs (user_id, status) VALUES (${session.user.id}, 'done') RETURNING
+            id`;
         dishJobs.push(job!.id as string);
       }
       users.push({
@@ -327,7 +329,8 @@ t.test(
     for (const [job, answers] of applied)
       t.equal(answers.size, 1, `apply of ${job}: every call answered with the same items`);
     const [dup] =
-      await sql`SELECT count(*)::int AS n FROM (SELECT job_id FROM meal_diary WHERE job_id IS NOT NULL GROUP BY job_id HAVING count(*) > 1) d`;
+      await sql`SELECT count(*)::int AS n FROM (SELECT job_id FROM meal_diary WHERE job_id IS NOT NULL GROUP BY job_id
+        HAVING count(*) > 1) d`;
     t.equal(dup!.n, 0, 'one diary entry per linked job');
     const appliedRows = await sql`
     SELECT j.id, cardinality(j.applied_item_ids) AS n, jsonb_array_length(j.result->'items') AS items

@@ -55,7 +55,8 @@ t.test('50 concurrent recognition submissions and 50 diary entries by new names:
   t.same([...new Set(jobs.map((r) => r.statusCode))], [202]);
   t.same([...new Set(entries.map((r) => r.statusCode))], [201]);
   const [row] =
-    await sql`SELECT (SELECT count(*)::int FROM dish_recognition_jobs) AS jobs, (SELECT count(*)::int FROM meal_diary) AS entries`;
+    await sql`SELECT (SELECT count(*)::int FROM dish_recognition_jobs) AS jobs, (SELECT count(*)::int FROM meal_diary)
+      AS entries`;
   t.same(row, { jobs: 50, entries: 50 });
 });
 

@@ -73,7 +73,8 @@ t.test('PostgreSQL stopped and restarted under the running API: 503s, then every
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   t.teardown(() => sql.end());
   await new Promise((r) => setTimeout(r, 2000));
-  await sql`UPDATE dish_recognition_jobs SET status = 'failed', error = '{"code":"test","message":"test"}' WHERE id = ${job.body.job_id}`;
+  await sql`UPDATE dish_recognition_jobs SET status = 'failed', error = '{"code":"test","message":"test"}' WHERE id =
+    ${job.body.job_id}`;
   const events = (await stream).events;
   t.equal(events.at(-1)?.data.status, 'failed', 'the SSE stream resumed after the LISTEN reconnect');
 });

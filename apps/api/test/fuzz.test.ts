@@ -180,8 +180,8 @@ const toQuery = (value: unknown) =>
  * Schema-driven fuzzing: for every operation of the OpenAPI document, seeded requests built from its schemas plus
  * hostile values (wrong types, huge and unicode strings, NUL and other control characters, lone surrogates,
  * prototype-pollution keys, out-of-range numbers, numbers as text in every notation, dates and timestamps at and
- * beyond the bounds, tampered cursors, malformed JSON). No answer may be a 5xx; every 4xx has the contract's error shape; a rejected request changes no
- * stored data.
+ * beyond the bounds, tampered cursors, malformed JSON). No answer may be a 5xx; every 4xx has the contract's error
+ * shape; a rejected request changes no stored data.
  */
 t.test('every operation survives generated and hostile requests', async (t) => {
   const { app, sql } = await buildTestApp(t, {
@@ -202,7 +202,8 @@ t.test('every operation survives generated and hostile requests', async (t) => {
       await sql`
         SELECT (SELECT count(*) FROM meal_diary) AS diary, (SELECT count(*) FROM user_products) AS pantry,
                (SELECT count(*) FROM user_saved_recipes) AS saved, (SELECT count(*) FROM menu_items) AS menu,
-               (SELECT count(*) FROM shopping_list_items) AS shopping, (SELECT count(*) FROM dish_recognition_jobs) AS dish_jobs,
+               (SELECT count(*) FROM shopping_list_items) AS shopping, (SELECT count(*) FROM dish_recognition_jobs) AS
+                 dish_jobs,
                (SELECT count(*) FROM product_recognition_jobs) AS product_jobs, (SELECT count(*) FROM dishes) AS dishes,
                (SELECT md5(string_agg(u::text, ',' ORDER BY u.id)) FROM users u) AS users`,
     );

@@ -12,7 +12,8 @@ t.test(
     const [milk] = await sql`SELECT id FROM products WHERE code = 'milk'`;
     const stored = async () =>
       (
-        await sql`SELECT (SELECT count(*)::int FROM meal_diary) AS diary, (SELECT count(*)::int FROM user_products) AS pantry,
+        await sql`SELECT (SELECT count(*)::int FROM meal_diary) AS diary, (SELECT count(*)::int FROM user_products) AS
+          pantry,
       (SELECT count(*)::int FROM shopping_list_items) AS shopping, (SELECT count(*)::int FROM dishes) AS dishes`
       )[0]!;
     const before = await stored();

@@ -13,7 +13,8 @@ t.test('personal data', async (t) => {
   const a = as(app, alice);
   const b = as(app, bob);
   const [borscht] = await sql`
-    SELECT d.id AS dish_id, r.id AS recipe_id, r.calories_per_serving::float8 AS kcal, r.protein_per_serving::float8 AS protein,
+    SELECT d.id AS dish_id, r.id AS recipe_id, r.calories_per_serving::float8 AS kcal, r.protein_per_serving::float8 AS
+      protein,
            r.fat_per_serving::float8 AS fat, r.carbs_per_serving::float8 AS carbs
     FROM dishes d JOIN recipes r ON r.dish_id = d.id AND r.is_default WHERE d.code = 'borscht'`;
   const [milk] = await sql`
@@ -107,7 +108,8 @@ t.test('personal data', async (t) => {
     t.equal(second.json().dish_id, first.json().dish_id, 'the same name reuses the dish');
     t.equal(await count('dishes'), dishesBefore + 1, 'exactly one dish created');
     const [stub] =
-      await sql`SELECT source, servings::float8 AS servings, calories_per_serving::float8 AS kcal FROM recipes WHERE id = ${first.json().recipe_id}`;
+      await sql`SELECT source, servings::float8 AS servings, calories_per_serving::float8 AS kcal FROM recipes WHERE id
+        = ${first.json().recipe_id}`;
     t.match(stub, { source: 'stub', servings: 1 });
     t.ok(stub!.kcal > 50 && stub!.kcal < 1500, `estimated ${stub!.kcal} kcal from similar dishes`);
     t.equal(first.json().calories, stub!.kcal);
@@ -159,7 +161,8 @@ t.test('personal data', async (t) => {
   t.test('the database itself enforces exactly one of dish and product', async (t) => {
     await t.rejects(
       sql`INSERT INTO meal_diary (user_id, date, meal_type, dish_id, recipe_id, product_id, portion_g)
-          VALUES (${alice.user.id}, '2026-11-20', 'lunch', ${borscht!.dish_id}, ${borscht!.recipe_id}, ${milk!.id}, 100)`,
+          VALUES (${alice.user.id}, '2026-11-20', 'lunch', ${borscht!.dish_id}, ${borscht!.recipe_id}, ${milk!.id},
+            100)`,
       { code: '23514' },
     );
     await t.rejects(
@@ -167,7 +170,8 @@ t.test('personal data', async (t) => {
       { code: '23514' },
     );
     await t.rejects(
-      sql`INSERT INTO meal_diary (user_id, date, meal_type, dish_id, recipe_id) VALUES (${alice.user.id}, '2026-11-20', 'tea', ${borscht!.dish_id}, ${borscht!.recipe_id})`,
+      sql`INSERT INTO meal_diary (user_id, date, meal_type, dish_id, recipe_id) VALUES (${alice.user.id}, '2026-11-20',
+        'tea', ${borscht!.dish_id}, ${borscht!.recipe_id})`,
       { code: '23514' },
     );
   });
@@ -258,11 +262,14 @@ t.test('personal data', async (t) => {
     const [dishName] =
       await sql`SELECT name FROM dish_translations WHERE dish_id = ${borscht!.dish_id} AND language_code = 'en'`;
     t.teardown(async () => {
-      await sql`UPDATE recipes SET calories_per_serving = ${recipe!.calories_per_serving} WHERE id = ${borscht!.recipe_id}`;
-      await sql`UPDATE dish_translations SET name = ${dishName!.name} WHERE dish_id = ${borscht!.dish_id} AND language_code = 'en'`;
+      await sql`UPDATE recipes SET calories_per_serving = ${recipe!.calories_per_serving} WHERE id =
+        ${borscht!.recipe_id}`;
+      await sql`UPDATE dish_translations SET name = ${dishName!.name} WHERE dish_id = ${borscht!.dish_id} AND
+        language_code = 'en'`;
     });
     await sql`UPDATE recipes SET calories_per_serving = 123 WHERE id = ${borscht!.recipe_id}`;
-    await sql`UPDATE dish_translations SET name = 'Beet soup' WHERE dish_id = ${borscht!.dish_id} AND language_code = 'en'`;
+    await sql`UPDATE dish_translations SET name = 'Beet soup' WHERE dish_id = ${borscht!.dish_id} AND language_code =
+      'en'`;
     let day = await read();
     for (let i = 0; i < 50 && day.entries[0].name !== 'Beet soup'; i++) {
       await new Promise((r) => setTimeout(r, 100));

@@ -45,7 +45,8 @@ t.test('recommendations on the offline model: pantry, preferences, cache, refres
     'uses the expiring beetroot',
   );
   const tags = await sql`
-    SELECT DISTINCT x.tag_code FROM dish_tags x JOIN dishes d ON d.id = x.dish_id JOIN dish_translations dt ON dt.dish_id = d.id
+    SELECT DISTINCT x.tag_code FROM dish_tags x JOIN dishes d ON d.id = x.dish_id JOIN dish_translations dt ON
+      dt.dish_id = d.id
     WHERE d.source = 'catalog' AND dt.name = ANY(${body.items.map((i: { title: string }) => i.title)})`;
   t.notOk(
     tags.some((r) => ['contains_pork', 'contains_fish'].includes(r.tag_code)),
@@ -149,7 +150,8 @@ t.test(
     const a = as(app, await login(app, 'menu-user'));
     const week = addDays(mondayOf(todayUtc()), 7);
     const [borscht] =
-      await sql`SELECT d.id AS dish_id, r.id AS recipe_id FROM dishes d JOIN recipes r ON r.dish_id = d.id WHERE d.code = 'borscht'`;
+      await sql`SELECT d.id AS dish_id, r.id AS recipe_id FROM dishes d JOIN recipes r ON r.dish_id = d.id WHERE d.code
+        = 'borscht'`;
     const [syrniki] = await sql`SELECT d.id AS dish_id FROM dishes d WHERE d.code = 'syrniki'`;
 
     const empty = (await a({ method: 'GET', url: `/menu?week_start=${week}` })).json();
@@ -279,7 +281,8 @@ t.test('shopping list: recipes × servings, pantry subtracted, grouped, toggled,
   const [dish] = await sql`INSERT INTO dishes (source, created_by) VALUES ('user', ${shopper.user.id}) RETURNING id`;
   await sql`INSERT INTO dish_translations (dish_id, language_code, name) VALUES (${dish!.id}, 'en', 'Test pancakes')`;
   const [recipe] =
-    await sql`INSERT INTO recipes (dish_id, is_default, source, servings, calories_per_serving) VALUES (${dish!.id}, true, 'user', 2, 500) RETURNING id`;
+    await sql`INSERT INTO recipes (dish_id, is_default, source, servings, calories_per_serving) VALUES (${dish!.id},
+      true, 'user', 2, 500) RETURNING id`;
   await sql`UPDATE recipes SET created_by = ${shopper.user.id} WHERE id = ${recipe!.id}`;
   await sql`INSERT INTO recipe_ingredients ${sql([
     { recipe_id: recipe!.id, position: 1, product_id: flour!.id, quantity: 375, unit_code: 'g' },
@@ -320,8 +323,8 @@ t.test('shopping list: recipes × servings, pantry subtracted, grouped, toggled,
     items.some((i: { product_id: string }) => i.product_id === egg!.id),
     'eggs fully in stock',
   );
-  const orders =
-    await sql`SELECT code, shop_order FROM product_categories WHERE code = ANY(${list.groups.map((g: { category_code: string }) => g.category_code)})`;
+  const orders = await sql`SELECT code, shop_order FROM product_categories WHERE code =
+      ANY(${list.groups.map((g: { category_code: string }) => g.category_code)})`;
   const shopOrder = new Map(orders.map((o) => [o.code, o.shop_order]));
   const sequence = list.groups.map((g: { category_code: string }) => shopOrder.get(g.category_code));
   t.same(

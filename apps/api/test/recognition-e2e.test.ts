@@ -84,7 +84,8 @@ t.test('end to end: API and both workers as processes, jobs streamed over real s
     'four photos merged into one line',
   );
   const [timing] =
-    await sql`SELECT extract(epoch FROM finished_at - started_at)::float8 AS seconds FROM product_recognition_jobs WHERE id = ${products.body.job_id}`;
+    await sql`SELECT extract(epoch FROM finished_at - started_at)::float8 AS seconds FROM product_recognition_jobs
+      WHERE id = ${products.body.job_id}`;
   t.ok(timing!.seconds < 1.2, `4 photos at 300 ms each took ${timing!.seconds.toFixed(2)} s: recognised in parallel`);
   const applied = await api(apiA.url, token, 'POST', `/ai/product-jobs/${products.body.job_id}/apply`, {});
   t.equal(applied.status, 200);
@@ -94,7 +95,8 @@ t.test('end to end: API and both workers as processes, jobs streamed over real s
   const quick = await api(apiA.url, token, 'POST', '/ai/recognize-dish', { image: imageJson(fakeJpeg(2)) });
   await readStream(`${apiA.url}/ai/jobs/${quick.body.job_id}/stream`, token);
   const [pickup] =
-    await sql`SELECT extract(epoch FROM started_at - created_at)::float8 * 1000 AS ms FROM dish_recognition_jobs WHERE id = ${quick.body.job_id}`;
+    await sql`SELECT extract(epoch FROM started_at - created_at)::float8 * 1000 AS ms FROM dish_recognition_jobs WHERE
+      id = ${quick.body.job_id}`;
   t.ok(pickup!.ms < 1000, `picked up ${pickup!.ms.toFixed(0)} ms after submission`);
 });
 

@@ -24,7 +24,8 @@ t.test('submissions: types by magic bytes, sizes, counts, both body forms', asyn
       ...parts.map((p) =>
         Buffer.concat([
           Buffer.from(
-            `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${p.file ? `; filename="${p.name}.jpg"\r\nContent-Type: image/jpeg` : ''}\r\n\r\n`,
+            `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"` +
+              `${p.file ? `; filename="${p.name}.jpg"\r\nContent-Type: image/jpeg` : ''}\r\n\r\n`,
           ),
           p.file ?? Buffer.from(p.value ?? ''),
           Buffer.from('\r\n'),
@@ -48,10 +49,12 @@ t.test('submissions: types by magic bytes, sizes, counts, both body forms', asyn
   const second = mp.json();
   t.equal(second.queue_position, 1, 'the first job is ahead of it');
   const [row] =
-    await sql`SELECT status, target_meal_type, jsonb_array_length(images) AS n FROM dish_recognition_jobs WHERE id = ${second.job_id}`;
+    await sql`SELECT status, target_meal_type, jsonb_array_length(images) AS n FROM dish_recognition_jobs WHERE id =
+      ${second.job_id}`;
   t.match(row, { status: 'queued', target_meal_type: 'dinner', n: 1 });
   const [queued] =
-    await sql`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'dish-recognition-free' AND data->>'jobId' = ${second.job_id}`;
+    await sql`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'dish-recognition-free' AND data->>'jobId' =
+      ${second.job_id}`;
   t.equal(queued!.n, 1, 'the queue entry was committed with the job');
 
   const products = await form(

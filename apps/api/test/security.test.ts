@@ -200,7 +200,8 @@ t.test("authorization matrix: another user's rows are 404 or absent on every rou
   const b = as(app, await login(app, 'mallory'));
   const week = weekStart(todayUtc());
   const [borscht] =
-    await sql`SELECT d.id AS dish_id, r.id AS recipe_id FROM dishes d JOIN recipes r ON r.dish_id = d.id WHERE d.code = 'borscht'`;
+    await sql`SELECT d.id AS dish_id, r.id AS recipe_id FROM dishes d JOIN recipes r ON r.dish_id = d.id WHERE d.code =
+      'borscht'`;
   const [milk] = await sql`SELECT id FROM products WHERE code = 'milk'`;
   const ids: Record<string, string> = {
     entry: (
@@ -230,7 +231,8 @@ t.test("authorization matrix: another user's rows are 404 or absent on every rou
     await a({ method: 'POST', url: '/shopping-list/items', payload: { week_start: week, name: 'Salt' } })
   ).json().id;
   ids.menu = (await a({ method: 'GET', url: `/menu?week_start=${week}` })).json().id;
-  await sql`UPDATE product_recognition_jobs SET status = 'done', result = '{"items":[],"model":"offline"}' WHERE id = ${ids.productJob!}`;
+  await sql`UPDATE product_recognition_jobs SET status = 'done', result = '{"items":[],"model":"offline"}' WHERE id =
+    ${ids.productJob!}`;
   const stub = (
     await a({
       method: 'POST',

@@ -64,7 +64,8 @@ t.test(
     await sql`DELETE FROM dish_recognition_jobs`;
     const job = async (userId: string, at: string) =>
       (
-        await sql`INSERT INTO dish_recognition_jobs (user_id, status, created_at) VALUES (${userId}, 'done', ${at}) RETURNING id`
+        await sql`INSERT INTO dish_recognition_jobs (user_id, status, created_at) VALUES (${userId}, 'done', ${at})
+          RETURNING id`
       )[0]!.id as string;
     await job(sessions.kiri.user.id, '2026-11-24T09:58:00Z');
     const afterKiriMidnight = await job(sessions.kiri.user.id, '2026-11-24T10:00:30Z');
@@ -77,7 +78,8 @@ t.test(
 
     // The last 24 hours of product jobs, by the clock.
     await sql`INSERT INTO product_recognition_jobs (user_id, status, job_type, created_at) VALUES
-    (${sessions.pago.user.id}, 'done', 'receipt', '2026-11-23T10:30:00Z'), (${sessions.pago.user.id}, 'done', 'receipt', '2026-11-23T09:30:00Z')`;
+    (${sessions.pago.user.id}, 'done', 'receipt', '2026-11-23T10:30:00Z'), (${sessions.pago.user.id}, 'done',
+      'receipt', '2026-11-23T09:30:00Z')`;
     t.equal(
       (await pago({ method: 'GET', url: '/ai/product-jobs' })).json().items.length,
       1,

@@ -22,9 +22,8 @@ const model = {
 
 t.test('a recognised dish: catalog match in one read, or one stub dish per new name even when jobs race', async (t) => {
   const { sql } = await openTestDatabase(t, { max: 6 });
-  const [user] = await sql<
-    { id: string }[]
-  >`INSERT INTO users (identity_provider, external_subject, email) VALUES ('test', 'worker-test', 'w@example.com') RETURNING id`;
+  const [user] = await sql<{ id: string }[]>`INSERT INTO users (identity_provider, external_subject, email)
+    VALUES ('test', 'worker-test', 'w@example.com') RETURNING id`;
   const _jobs = recognitionRepository(sql);
   const submit = () =>
     sql.begin((tx) =>
@@ -33,7 +32,8 @@ t.test('a recognised dish: catalog match in one read, or one stub dish per new n
       ]),
     );
   const [borscht] = await sql<{ id: string; calories: number }[]>`
-    SELECT d.id, r.calories_per_serving::float8 AS calories FROM dishes d JOIN recipes r ON r.dish_id = d.id AND r.is_default
+    SELECT d.id, r.calories_per_serving::float8 AS calories FROM dishes d JOIN recipes r ON r.dish_id = d.id AND
+      r.is_default
     WHERE d.code = 'borscht'`;
 
   const handle = dishRecognizer(sql, vision(['Borscht', "Grandma's harvest stew"]), model);
@@ -58,7 +58,8 @@ t.test('a recognised dish: catalog match in one read, or one stub dish per new n
     'both jobs name the same new dish',
   );
   const stubs =
-    await sql`SELECT d.id FROM dishes d JOIN dish_translations t ON t.dish_id = d.id WHERE d.created_by = ${user!.id} AND t.name = ${"Grandma's harvest stew"}`;
+    await sql`SELECT d.id FROM dishes d JOIN dish_translations t ON t.dish_id = d.id WHERE d.created_by = ${user!.id}
+      AND t.name = ${"Grandma's harvest stew"}`;
   t.equal(stubs.length, 1, 'one stub dish for the name');
   t.ok(estimates >= 1 && estimates <= 2, 'estimated outside the lock, at most once per racing job');
 });

@@ -67,7 +67,9 @@ export function macroPrompt(input: { name: string; language: string }): ChatMess
     { role: 'system', content: SYSTEM },
     {
       role: 'user',
-      content: `Estimate calories, protein, fat and carbohydrates of one typical serving of the dish named "${input.name}" (language code ${input.language}).`,
+      content:
+        'Estimate calories, protein, fat and carbohydrates of one typical serving of the dish named ' +
+        `"${input.name}" (language code ${input.language}).`,
     },
   ];
 }
@@ -98,5 +100,6 @@ export const PRODUCT_VISION_TASK = {
     'Read this shop receipt. List the food products bought with their quantity and unit (use g, kg, ml, l or piece) ' +
     'and the line price; skip non-food lines, totals and discounts.',
   products:
-    'List the food products visible on this photo with an estimated quantity and unit (g, kg, ml, l or piece); price is null.',
+    'List the food products visible on this photo with an estimated quantity and unit (g, kg, ml, l or piece); ' +
+    'price is null.',
 } as const;

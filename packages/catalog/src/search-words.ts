@@ -11,7 +11,12 @@ export async function refreshSearchWords(
   await sql`
     INSERT INTO search_words (word)
     SELECT DISTINCT w.lexeme
-    FROM product_aliases a ${only.changedSince ? sql`JOIN products p ON p.id = a.product_id AND p.updated_at >= ${only.changedSince}` : sql``},
+    FROM product_aliases a ${
+      only.changedSince
+        ? sql`JOIN products p ON p.id = a.product_id AND p.updated_at >=
+      ${only.changedSince}`
+        : sql``
+    },
          unnest(to_tsvector('simple', a.name)) AS w
     WHERE length(w.lexeme) >= 3 ${only.productIds ? sql`AND a.product_id = ANY(${only.productIds}::uuid[])` : sql``}
     ON CONFLICT DO NOTHING`;

@@ -16,7 +16,8 @@ const SKIPPED = { no_name: 6, impossible_nutrition: 10, invalid_barcode: 3 };
 /** Names whose `imported` flag disagrees with their product's source. */
 async function misflagged(sql: postgres.Sql) {
   const [row] = await sql<{ n: number }[]>`
-    SELECT count(*)::int AS n FROM product_aliases a JOIN products p ON p.id = a.product_id WHERE a.imported <> (p.source = 'off')`;
+    SELECT count(*)::int AS n FROM product_aliases a JOIN products p ON p.id = a.product_id WHERE a.imported <>
+      (p.source = 'off')`;
   return row!.n;
 }
 
@@ -38,7 +39,8 @@ t.test('the CSV export: counts, a second import changes nothing', async (t) => {
   t.same(first, { read: 240, inserted: 219, updated: 0, unchanged: 0, duplicates: 2, skipped: SKIPPED });
   const [counts] = await sql<{ products: number; aliases: number; kj_only: number }[]>`
     SELECT count(*)::int AS products,
-           (SELECT count(*)::int FROM product_aliases a JOIN products p ON p.id = a.product_id WHERE p.source = 'off') AS aliases,
+           (SELECT count(*)::int FROM product_aliases a JOIN products p ON p.id = a.product_id WHERE p.source = 'off')
+             AS aliases,
            count(*) FILTER (WHERE calories_per_100g IS NOT NULL)::int AS kj_only
     FROM products WHERE source = 'off'`;
   t.equal(counts!.products, 219);
@@ -62,13 +64,15 @@ t.test('JSONL, plain and gzipped, old nutriments and new aggregated_set, names i
   t.same(gz, { read: 220, inserted: 0, updated: 0, unchanged: 199, duplicates: 2, skipped: SKIPPED });
 
   const [nutrition] =
-    await sql`SELECT count(*) FILTER (WHERE calories_per_100g IS NOT NULL)::int AS with_kcal, count(*)::int AS n FROM products WHERE source = 'off'`;
+    await sql`SELECT count(*) FILTER (WHERE calories_per_100g IS NOT NULL)::int AS with_kcal, count(*)::int AS n FROM
+      products WHERE source = 'off'`;
   t.ok(
     nutrition!.with_kcal >= 190,
     `${nutrition!.with_kcal} of ${nutrition!.n} have kcal (both nutrition shapes read)`,
   );
   const [languages] =
-    await sql`SELECT count(DISTINCT language_code)::int AS n FROM product_aliases a JOIN products p ON p.id = a.product_id WHERE p.source = 'off'`;
+    await sql`SELECT count(DISTINCT language_code)::int AS n FROM product_aliases a JOIN products p ON p.id =
+      a.product_id WHERE p.source = 'off'`;
   t.ok(languages!.n >= 4, `aliases in ${languages!.n} languages`);
 });
 

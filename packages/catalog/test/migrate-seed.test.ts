@@ -10,7 +10,8 @@ const LANGUAGES = ['en', 'ru', 'uk', 'de', 'fr', 'es', 'it', 'pt', 'pl', 'tr', '
 
 async function snapshot(sql: postgres.Sql) {
   const [schema] = await sql`
-    SELECT md5(string_agg(table_name || '.' || column_name || ':' || data_type || ':' || coalesce(column_default, ''), ',' ORDER BY table_name, column_name)) AS columns,
+    SELECT md5(string_agg(table_name || '.' || column_name || ':' || data_type || ':' || coalesce(column_default, ''),
+      ',' ORDER BY table_name, column_name)) AS columns,
            (SELECT count(*)::int FROM pg_indexes WHERE schemaname = 'public') AS indexes,
            (SELECT count(*)::int FROM pg_trigger WHERE NOT tgisinternal) AS triggers
     FROM information_schema.columns WHERE table_schema = 'public'`;

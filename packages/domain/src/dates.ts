@@ -29,7 +29,8 @@ export function addYears(date: string, years: number): string {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number];
   // 29 February in a year without it becomes 28 February.
   const last = new Date(Date.UTC(y + years, m, 0)).getUTCDate();
-  return `${String(y + years).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(Math.min(d, last)).padStart(2, '0')}`;
+  const pad = (n: number, width: number) => String(n).padStart(width, '0');
+  return `${pad(y + years, 4)}-${pad(m, 2)}-${pad(Math.min(d, last), 2)}`;
 }
 
 /** The Monday of the ISO week that contains `date`. */

@@ -25,7 +25,10 @@ export interface Macros {
 /** Liquids without a known density are taken as water. */
 const DEFAULT_DENSITY = 1;
 
-/** Grams in `quantity` of `unit` of a product, or null when the unit cannot be weighed for it (a `pack` of unknown size). */
+/**
+ * Grams in `quantity` of `unit` of a product, or null when the unit cannot be weighed for it (a `pack` of unknown
+ * size).
+ */
 export function gramsOf(quantity: number, unit: Unit, product: ProductMeasures): number | null {
   switch (unit.kind) {
     case 'mass':

@@ -11,7 +11,9 @@ declare module 'fastify' {
      * a statement sent to the pool while a transaction holds a connection can wait for ever under load.
      */
     transaction: Transaction;
-    /** Unprepared statements for dish search: a prepared LIKE or trigram query drifts to a generic plan after five runs. */
+    /**
+     * Unprepared statements for dish search: a prepared LIKE or trigram query drifts to a generic plan after five runs.
+     */
     searchSql: Sql;
     /** Generic plans for product search: its index ranges and full text plan the same for any query. */
     productSearchSql: Sql;

@@ -27,7 +27,8 @@ const progress = (s: ImportSummary) => {
   const width = 30;
   const filled = Math.min(width, Math.floor((seconds % 3) * (width / 3)));
   process.stderr.write(
-    `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${s.read.toLocaleString('en')} rows  ${rate.toLocaleString('en')} rows/s `,
+    `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ` +
+      `${s.read.toLocaleString('en')} rows  ${rate.toLocaleString('en')} rows/s `,
   );
 };
 try {
@@ -37,7 +38,8 @@ try {
   const seconds = (Date.now() - started) / 1000;
   console.log(`read ${summary.read} rows in ${seconds.toFixed(1)} s (${Math.round(summary.read / seconds)} rows/s)`);
   console.log(
-    `inserted ${summary.inserted}, updated ${summary.updated}, unchanged ${summary.unchanged}, duplicates merged ${summary.duplicates}`,
+    `inserted ${summary.inserted}, updated ${summary.updated}, unchanged ${summary.unchanged}, ` +
+      `duplicates merged ${summary.duplicates}`,
   );
   const skipped = Object.entries(summary.skipped);
   console.log(

@@ -16,7 +16,10 @@ export interface ImportSummary {
   inserted: number;
   updated: number;
   unchanged: number;
-  /** Rows naming a product an earlier row of the same batch already named (UPC-A and EAN-13 of one product): the last wins. */
+  /**
+   * Rows naming a product an earlier row of the same batch already named (UPC-A and EAN-13 of one product): the last
+   * wins.
+   */
   duplicates: number;
   skipped: Partial<Record<SkipReason | 'unparsable', number>>;
 }

@@ -29,14 +29,21 @@ function prefixQuery(words: string[]): string {
  */
 const PRODUCT_COLUMNS = (sql: Sql, lang: string) => sql`
   p.id, p.canonical_name,
-  COALESCE(${localizedName(sql, 'product_aliases', sql`x.product_id = p.id AND x.is_primary`, lang)}, p.canonical_name) AS name,
+  COALESCE(${localizedName(
+    sql,
+    'product_aliases',
+    sql`x.product_id = p.id AND
+    x.is_primary`,
+    lang,
+  )}, p.canonical_name) AS name,
   p.barcode, p.brand, p.category_code,
   ${localizedName(sql, 'product_category_translations', sql`x.category_code = p.category_code`, lang)} AS category_name,
   p.calories_per_100g::float8 AS calories_per_100g, p.protein_per_100g::float8 AS protein_per_100g,
   p.fat_per_100g::float8 AS fat_per_100g, p.carbs_per_100g::float8 AS carbs_per_100g,
   p.default_unit_code,
   ${localizedName(sql, 'unit_translations', sql`x.unit_code = p.default_unit_code`, lang)} AS default_unit_name,
-  COALESCE(p.storage_days, (SELECT c.default_storage_days FROM product_categories c WHERE c.code = p.category_code)) AS storage_days`;
+  COALESCE(p.storage_days,
+    (SELECT c.default_storage_days FROM product_categories c WHERE c.code = p.category_code)) AS storage_days`;
 
 export interface ProductRow {
   id: string;
@@ -90,7 +97,8 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
              FROM (SELECT word FROM search_words
                    WHERE length(q.w) >= 3
                      -- a word prefix of the vocabulary is no typo (a range on the text_pattern_ops index)
-                     AND NOT EXISTS (SELECT 1 FROM search_words p WHERE p.word ~>=~ q.w AND p.word ~<~ (q.w || chr(1114111)))
+                     AND NOT EXISTS (SELECT 1 FROM search_words p
+                                     WHERE p.word ~>=~ q.w AND p.word ~<~ (q.w || chr(1114111)))
                      AND word % q.w
                    ORDER BY word <-> q.w LIMIT 3) s), '') || ')', ' & ' ORDER BY q.ord)::tsquery AS tsq
     FROM unnest(${words}::text[]) WITH ORDINALITY AS q(w, ord)`;
@@ -161,14 +169,20 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
         WHERE d.source = 'catalog'
           ${filters.category ? sql`AND d.category_code = ${filters.category}` : sql``}
           ${filters.cuisine ? sql`AND d.cuisine_code = ${filters.cuisine}` : sql``}
-          ${filters.tag ? sql`AND EXISTS (SELECT 1 FROM dish_tags x WHERE x.dish_id = d.id AND x.tag_code = ${filters.tag})` : sql``}
+          ${
+            filters.tag
+              ? sql`AND EXISTS (SELECT 1 FROM dish_tags x WHERE x.dish_id = d.id AND x.tag_code =
+            ${filters.tag})`
+              : sql``
+          }
           ${afterId ? sql`AND d.id > ${afterId}` : sql``}
         ORDER BY d.id LIMIT ${limit}`;
     },
 
     /**
-     * The catalog's dishes and the caller's own, by their names in every language: full text in each name's own language configuration and in `simple` (prefixes),
-     * trigram similarity of the whole name and of its best-matching word (typos, unfinished words), and substring.
+     * The catalog's dishes and the caller's own, by their names in every language: full text in each name's own
+     * language configuration and in `simple` (prefixes), trigram similarity of the whole name and of its best-matching
+     * word (typos, unfinished words), and substring.
      */
     async searchDishes(userId: string, q: string, language: string, limit: number) {
       const text = q.trim().toLowerCase();
@@ -180,7 +194,8 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
           SELECT t.dish_id, max(greatest(
             ${
               tsq
-                ? sql`ts_rank(to_tsvector(l.search_config::regconfig, t.name), to_tsquery(l.search_config::regconfig, ${tsq})),
+                ? sql`ts_rank(to_tsvector(l.search_config::regconfig, t.name),
+                         to_tsquery(l.search_config::regconfig, ${tsq})),
             ts_rank(to_tsvector('simple', t.name), to_tsquery('simple', ${tsq})),`
                 : sql``
             }
@@ -196,7 +211,8 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
              OR ${text} <% lower(t.name)
              ${
                tsq
-                 ? sql`OR to_tsvector(l.search_config::regconfig, t.name) @@ to_tsquery(l.search_config::regconfig, ${tsq})
+                 ? sql`OR to_tsvector(l.search_config::regconfig, t.name)
+                      @@ to_tsquery(l.search_config::regconfig, ${tsq})
              OR to_tsvector('simple', t.name) @@ to_tsquery('simple', ${tsq})`
                  : sql``
              }
@@ -210,12 +226,15 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
     /** A catalog dish or one made for the caller, with the recipes the caller may see; null otherwise. */
     async dishById(userId: string, id: string, language: string) {
       const [dish] = await sql<DishSummaryRow[]>`
-        SELECT ${DISH_SUMMARY(sql)} FROM dishes d ${DISH_JOINS(sql, language)} WHERE d.id = ${id} AND ${visibleDish(sql, userId)}`;
+        SELECT ${DISH_SUMMARY(sql)} FROM dishes d ${DISH_JOINS(sql, language)}
+        WHERE d.id = ${id} AND ${visibleDish(sql, userId)}`;
       if (!dish) return null;
       const recipes = await sql<RecipeSummaryRow[]>`
         SELECT r.id, r.source, r.servings::float8 AS servings, r.prep_minutes, r.cook_minutes, r.is_default,
-               r.calories_per_serving::float8 AS calories_per_serving, r.protein_per_serving::float8 AS protein_per_serving,
-               r.fat_per_serving::float8 AS fat_per_serving, r.carbs_per_serving::float8 AS carbs_per_serving, r.image_url
+               r.calories_per_serving::float8 AS calories_per_serving,
+               r.protein_per_serving::float8 AS protein_per_serving,
+               r.fat_per_serving::float8 AS fat_per_serving, r.carbs_per_serving::float8 AS carbs_per_serving,
+               r.image_url
         FROM recipes r WHERE r.dish_id = ${id} AND ${visibleRecipe(sql, userId)} ORDER BY r.is_default DESC, r.id`;
       return { ...dish, recipes };
     },
@@ -225,7 +244,8 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
       const [recipe] = await sql<RecipeRow[]>`
         SELECT r.id, r.dish_id, COALESCE(tl.name, te.name) AS name, r.source, r.servings::float8 AS servings,
                r.prep_minutes, r.cook_minutes,
-               r.calories_per_serving::float8 AS calories_per_serving, r.protein_per_serving::float8 AS protein_per_serving,
+               r.calories_per_serving::float8 AS calories_per_serving,
+               r.protein_per_serving::float8 AS protein_per_serving,
                r.fat_per_serving::float8 AS fat_per_serving, r.carbs_per_serving::float8 AS carbs_per_serving,
                COALESCE(nl.notes, ne.notes) AS notes, COALESCE(r.image_url, d.image_url) AS image_url
         FROM recipes r JOIN dishes d ON d.id = r.dish_id

@@ -44,13 +44,23 @@ const ENTRY = (sql: Queryable, language: string) => sql`
   e.id, e.date, e.meal_type, e.dish_id, e.product_id, e.recipe_id,
   CASE WHEN e.dish_id IS NOT NULL
     THEN ${localizedName(sql, 'dish_translations', sql`x.dish_id = e.dish_id`, language)}
-    ELSE COALESCE(${localizedName(sql, 'product_aliases', sql`x.product_id = e.product_id AND x.is_primary`, language)}, p.canonical_name)
+    ELSE COALESCE(${localizedName(
+      sql,
+      'product_aliases',
+      sql`x.product_id = e.product_id AND
+      x.is_primary`,
+      language,
+    )}, p.canonical_name)
   END AS name,
   e.portions::float8 AS portions, e.portion_g::float8 AS portion_g,
-  round(CASE WHEN e.dish_id IS NOT NULL THEN r.calories_per_serving * e.portions ELSE p.calories_per_100g * e.portion_g / 100 END, 1)::float8 AS calories,
-  round(CASE WHEN e.dish_id IS NOT NULL THEN r.protein_per_serving * e.portions ELSE p.protein_per_100g * e.portion_g / 100 END, 1)::float8 AS protein_g,
-  round(CASE WHEN e.dish_id IS NOT NULL THEN r.fat_per_serving * e.portions ELSE p.fat_per_100g * e.portion_g / 100 END, 1)::float8 AS fat_g,
-  round(CASE WHEN e.dish_id IS NOT NULL THEN r.carbs_per_serving * e.portions ELSE p.carbs_per_100g * e.portion_g / 100 END, 1)::float8 AS carbs_g,
+  round(CASE WHEN e.dish_id IS NOT NULL THEN r.calories_per_serving * e.portions ELSE p.calories_per_100g * e.portion_g
+    / 100 END, 1)::float8 AS calories,
+  round(CASE WHEN e.dish_id IS NOT NULL THEN r.protein_per_serving * e.portions ELSE p.protein_per_100g * e.portion_g /
+    100 END, 1)::float8 AS protein_g,
+  round(CASE WHEN e.dish_id IS NOT NULL THEN r.fat_per_serving * e.portions ELSE p.fat_per_100g * e.portion_g / 100
+    END, 1)::float8 AS fat_g,
+  round(CASE WHEN e.dish_id IS NOT NULL THEN r.carbs_per_serving * e.portions ELSE p.carbs_per_100g * e.portion_g / 100
+    END, 1)::float8 AS carbs_g,
   e.job_id, e.created_at`;
 
 const ENTRY_JOINS = (sql: Queryable) => sql`
@@ -98,8 +108,10 @@ export function diaryRepository(sql: Queryable) {
               'created_at', to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
             ORDER BY array_position(${[...MEAL_TYPES]}::text[], meal_type), created_at, id),
             '[]')::text AS entries,
-          json_build_object('calories', round(COALESCE(sum(calories), 0)::numeric, 1), 'protein_g', round(COALESCE(sum(protein_g), 0)::numeric, 1),
-            'fat_g', round(COALESCE(sum(fat_g), 0)::numeric, 1), 'carbs_g', round(COALESCE(sum(carbs_g), 0)::numeric, 1))::text AS totals,
+          json_build_object('calories', round(COALESCE(sum(calories), 0)::numeric, 1), 'protein_g',
+            round(COALESCE(sum(protein_g), 0)::numeric, 1),
+            'fat_g', round(COALESCE(sum(fat_g), 0)::numeric, 1), 'carbs_g', round(COALESCE(sum(carbs_g), 0)::numeric,
+              1))::text AS totals,
           (SELECT row_to_json(p) FROM (SELECT ${STORED_PROFILE(sql)} FROM users WHERE id = ${userId}) p) AS profile
         FROM (SELECT ${ENTRY(sql, language)} FROM meal_diary e ${ENTRY_JOINS(sql)}
               WHERE e.user_id = ${userId} AND e.date = ${date}) d`;
@@ -205,10 +217,12 @@ export function diaryRepository(sql: Queryable) {
       const [row] = await sql<
         { dish_id: string; recipe_id: string; calories: number; protein: number; fat: number; carbs: number }[]
       >`
-        SELECT m.dish_id, r.id AS recipe_id, r.calories_per_serving::float8 AS calories, r.protein_per_serving::float8 AS protein,
+        SELECT m.dish_id, r.id AS recipe_id, r.calories_per_serving::float8 AS calories,
+               r.protein_per_serving::float8 AS protein,
                r.fat_per_serving::float8 AS fat, r.carbs_per_serving::float8 AS carbs
         FROM (${DISH_BY_NAME(sql, userId, name)}) m
-        CROSS JOIN LATERAL (SELECT * FROM recipes r WHERE r.dish_id = m.dish_id ORDER BY r.is_default DESC, r.id LIMIT 1) r`;
+        CROSS JOIN LATERAL (
+          SELECT * FROM recipes r WHERE r.dish_id = m.dish_id ORDER BY r.is_default DESC, r.id LIMIT 1) r`;
       return row ?? null;
     },
 
@@ -221,11 +235,13 @@ export function diaryRepository(sql: Queryable) {
     ): Promise<{ dishId: string; recipeId: string }> {
       const [dish] = await sql<{ id: string }[]>`
         INSERT INTO dishes (source, created_by) VALUES ('stub', ${userId}) RETURNING id`;
-      await sql`INSERT INTO dish_translations (dish_id, language_code, name) VALUES (${dish!.id}, ${language}, ${name.trim()})`;
+      await sql`INSERT INTO dish_translations (dish_id, language_code, name) VALUES (${dish!.id}, ${language},
+        ${name.trim()})`;
       const [recipe] = await sql<{ id: string }[]>`
         INSERT INTO recipes (dish_id, is_default, source, servings, calories_per_serving, protein_per_serving,
                              fat_per_serving, carbs_per_serving, created_by)
-        VALUES (${dish!.id}, true, 'stub', 1, ${macros.calories}, ${macros.protein}, ${macros.fat}, ${macros.carbs}, ${userId})
+        VALUES (${dish!.id}, true, 'stub', 1, ${macros.calories}, ${macros.protein}, ${macros.fat}, ${macros.carbs},
+          ${userId})
         RETURNING id`;
       return { dishId: dish!.id, recipeId: recipe!.id };
     },

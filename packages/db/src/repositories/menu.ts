@@ -55,7 +55,8 @@ export function menuRepository(sql: Queryable) {
     async resolve(userId: string, ref: { dish_id?: string; recipe_id?: string }) {
       const [row] = ref.recipe_id
         ? await sql<{ dish_id: string; recipe_id: string }[]>`
-            SELECT dish_id, id AS recipe_id FROM recipes r WHERE id = ${ref.recipe_id} AND ${visibleRecipe(sql, userId)}`
+            SELECT dish_id, id AS recipe_id FROM recipes r WHERE id = ${ref.recipe_id} AND
+              ${visibleRecipe(sql, userId)}`
         : await sql<{ dish_id: string; recipe_id: string }[]>`
             SELECT r.dish_id, r.id AS recipe_id FROM recipes r JOIN dishes d ON d.id = r.dish_id
             WHERE r.dish_id = ${ref.dish_id!} AND ${visibleDish(sql, userId)} AND ${visibleRecipe(sql, userId)}

@@ -29,7 +29,8 @@ export function offlineModelFeedRepository(sql: Sql, searchSql: Sql = sql) {
     async similarDishes(name: string, limit: number) {
       const text = name.trim().toLowerCase();
       return searchSql<{ similarity: number; calories: number; protein: number; fat: number; carbs: number }[]>`
-        SELECT max(greatest(similarity(lower(t.name), ${text}), word_similarity(${text}, lower(t.name))))::float8 AS similarity,
+        SELECT max(greatest(similarity(lower(t.name), ${text}), word_similarity(${text}, lower(t.name))))::float8 AS
+          similarity,
                r.calories_per_serving::float8 AS calories, r.protein_per_serving::float8 AS protein,
                r.fat_per_serving::float8 AS fat, r.carbs_per_serving::float8 AS carbs
         FROM dish_translations t
@@ -40,7 +41,9 @@ export function offlineModelFeedRepository(sql: Sql, searchSql: Sql = sql) {
         ORDER BY 1 DESC LIMIT ${limit}`;
     },
 
-    /** Every catalog recipe with ingredients and steps in `language` (English where missing): the offline model's menu. */
+    /**
+     * Every catalog recipe with ingredients and steps in `language` (English where missing): the offline model's menu.
+     */
     async catalogRecipes(language: string) {
       return sql<CatalogRecipeRow[]>`
         SELECT d.id AS dish_id, d.category_code, d.cuisine_code,
@@ -50,10 +53,12 @@ export function offlineModelFeedRepository(sql: Sql, searchSql: Sql = sql) {
                r.calories_per_serving::float8 AS calories, r.protein_per_serving::float8 AS protein,
                r.fat_per_serving::float8 AS fat, r.carbs_per_serving::float8 AS carbs,
                (SELECT json_agg(json_build_object('product_id', i.product_id,
-                         'name', COALESCE(pl.name, pe.name, p.canonical_name), 'quantity', i.quantity::float8, 'unit', i.unit_code)
+                         'name', COALESCE(pl.name, pe.name, p.canonical_name), 'quantity', i.quantity::float8, 'unit',
+                           i.unit_code)
                        ORDER BY i.position)
                 FROM recipe_ingredients i JOIN products p ON p.id = i.product_id
-                LEFT JOIN product_aliases pl ON pl.product_id = p.id AND pl.language_code = ${language} AND pl.is_primary
+                LEFT JOIN product_aliases pl ON pl.product_id = p.id AND pl.language_code = ${language} AND
+                  pl.is_primary
                 LEFT JOIN product_aliases pe ON pe.product_id = p.id AND pe.language_code = 'en' AND pe.is_primary
                 WHERE i.recipe_id = r.id) AS ingredients,
                COALESCE((SELECT json_agg(COALESCE(sl.text, se.text) ORDER BY s.position)
@@ -68,7 +73,9 @@ export function offlineModelFeedRepository(sql: Sql, searchSql: Sql = sql) {
         ORDER BY d.id`;
     },
 
-    /** English names of catalog dishes, and curated products with their default unit: what offline vision picks from. */
+    /**
+     * English names of catalog dishes, and curated products with their default unit: what offline vision picks from.
+     */
     async visionCatalog() {
       const [dishes, products] = await Promise.all([
         sql<{ name: string }[]>`

@@ -26,7 +26,8 @@ export interface LocalTime {
  * keyset cursor compares exactly what the client saw.
  */
 export const EXPIRES_AT = (sql: Queryable, zone: string, alias = 'u') =>
-  sql`date_trunc('milliseconds', ((${sql(alias)}.added_at AT TIME ZONE ${zone}) + make_interval(days => ${sql(alias)}.storage_days)) AT TIME ZONE ${zone})`;
+  sql`date_trunc('milliseconds', ((${sql(alias)}.added_at AT TIME ZONE ${zone}) + make_interval(days =>
+    ${sql(alias)}.storage_days)) AT TIME ZONE ${zone})`;
 
 /** Calendar days from the user's today to the expiry date on their clock (0: expires today; negative: expired). */
 const DAYS_LEFT = (sql: Queryable, time: LocalTime) =>
@@ -68,15 +69,26 @@ export function pantryRepository(sql: Queryable) {
       return sql<PantryItemRow[]>`
         SELECT ${ITEM(sql, language, time)} FROM user_products u ${JOINS(sql, language)}
         WHERE u.user_id = ${userId}
-          ${opts.expiringWithinDays !== undefined ? sql`AND ${DAYS_LEFT(sql, time)} <= ${opts.expiringWithinDays}` : sql``}
-          ${opts.after ? sql`AND (${EXPIRES_AT(sql, time.zone)}, u.id) > (${opts.after.expires_at}::timestamptz, ${opts.after.id}::uuid)` : sql``}
+          ${
+            opts.expiringWithinDays !== undefined
+              ? sql`AND ${DAYS_LEFT(sql, time)} <=
+            ${opts.expiringWithinDays}`
+              : sql``
+          }
+          ${
+            opts.after
+              ? sql`AND (${EXPIRES_AT(sql, time.zone)}, u.id) > (${opts.after.expires_at}::timestamptz,
+            ${opts.after.id}::uuid)`
+              : sql``
+          }
         ORDER BY ${EXPIRES_AT(sql, time.zone)}, u.id
         LIMIT ${opts.limit}`;
     },
 
     async get(userId: string, id: string, language: string, time: LocalTime): Promise<PantryItemRow | null> {
       const [row] = await sql<PantryItemRow[]>`
-        SELECT ${ITEM(sql, language, time)} FROM user_products u ${JOINS(sql, language)} WHERE u.user_id = ${userId} AND u.id = ${id}`;
+        SELECT ${ITEM(sql, language, time)} FROM user_products u ${JOINS(sql, language)} WHERE u.user_id = ${userId}
+          AND u.id = ${id}`;
       return row ?? null;
     },
 
@@ -114,7 +126,8 @@ export function pantryRepository(sql: Queryable) {
     ) {
       const [row] = await sql<{ id: string }[]>`
         INSERT INTO user_products (user_id, product_id, name, quantity, unit_code, storage_days, added_at)
-        VALUES (${userId}, ${item.productId}, ${item.name}, ${item.quantity}, ${item.unitCode}, ${item.storageDays}, ${item.addedAt}::timestamptz)
+        VALUES (${userId}, ${item.productId}, ${item.name}, ${item.quantity}, ${item.unitCode}, ${item.storageDays},
+          ${item.addedAt}::timestamptz)
         RETURNING id`;
       return row!.id;
     },
@@ -123,7 +136,8 @@ export function pantryRepository(sql: Queryable) {
       const fields: Record<string, string | number> = {};
       for (const [key, value] of Object.entries(patch)) if (value !== undefined) fields[key] = value;
       const rows = Object.keys(fields).length
-        ? await sql`UPDATE user_products SET ${sql(fields)}, updated_at = now() WHERE user_id = ${userId} AND id = ${id} RETURNING id`
+        ? await sql`UPDATE user_products SET ${sql(fields)}, updated_at = now() WHERE user_id = ${userId} AND id =
+          ${id} RETURNING id`
         : await sql`SELECT id FROM user_products WHERE user_id = ${userId} AND id = ${id}`;
       return rows.length > 0;
     },

@@ -58,7 +58,8 @@ export function generatedRecipeRepository(sql: Queryable) {
       const macros = computed && computed.unmeasured === 0 ? computed : recipe.macros;
 
       const [dish] = await sql<{ id: string }[]>`
-        INSERT INTO dishes (source, created_by, image_url) VALUES (${input.source}, ${input.userId}, ${input.imageUrl}) RETURNING id`;
+        INSERT INTO dishes (source, created_by, image_url) VALUES (${input.source}, ${input.userId}, ${input.imageUrl})
+          RETURNING id`;
       const names = [{ dish_id: dish!.id, language_code: input.language, name: recipe.title }];
       if (input.language !== 'en') names.push({ dish_id: dish!.id, language_code: 'en', name: recipe.englishTitle });
       await sql`INSERT INTO dish_translations ${sql(names)}`;
@@ -66,7 +67,8 @@ export function generatedRecipeRepository(sql: Queryable) {
         INSERT INTO recipes (dish_id, is_default, source, servings, prep_minutes, cook_minutes, calories_per_serving,
                              protein_per_serving, fat_per_serving, carbs_per_serving, image_url, created_by)
         VALUES (${dish!.id}, true, ${input.source}, ${recipe.servings}, ${recipe.prepMinutes}, ${recipe.cookMinutes},
-                ${macros.calories}, ${macros.protein}, ${macros.fat}, ${macros.carbs}, ${input.imageUrl}, ${input.userId})
+                ${macros.calories}, ${macros.protein}, ${macros.fat}, ${macros.carbs}, ${input.imageUrl},
+                  ${input.userId})
         RETURNING id`;
       await writeRecipeBody(
         sql,

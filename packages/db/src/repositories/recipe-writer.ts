@@ -50,7 +50,8 @@ export async function computePerServing(
         unit_grams: Record<string, number>;
       }[]
     >`
-      SELECT id, calories_per_100g AS calories, protein_per_100g AS protein, fat_per_100g AS fat, carbs_per_100g AS carbs,
+      SELECT id, calories_per_100g AS calories, protein_per_100g AS protein, fat_per_100g AS fat,
+             carbs_per_100g AS carbs,
              density_g_per_ml AS density, piece_g, unit_grams
       FROM products WHERE id = ANY(${ids}::uuid[])`,
   ]);
@@ -92,7 +93,9 @@ export async function writeRecipeBody(
   await tx`DELETE FROM recipe_steps WHERE recipe_id = ${recipeId}`;
   if (steps.length === 0) return;
   const saved = await tx<{ id: string; position: number }[]>`
-    INSERT INTO recipe_steps ${tx(steps.map((s, i) => ({ recipe_id: recipeId, position: i + 1, duration_minutes: s.durationMinutes })))}
+    INSERT INTO recipe_steps ${tx(
+      steps.map((s, i) => ({ recipe_id: recipeId, position: i + 1, duration_minutes: s.durationMinutes })),
+    )}
     RETURNING id, position`;
   const texts = saved.flatMap((step) =>
     Object.entries(steps[step.position - 1]!.text).map(([language_code, text]) => ({

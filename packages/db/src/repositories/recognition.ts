@@ -79,19 +79,23 @@ export function recognitionRepository(sql: Queryable) {
         job AS (
           INSERT INTO ${table} (user_id, plan, ${columns}, images)
           SELECT u.id, u.plan, ${values},
-                 (SELECT jsonb_agg(jsonb_build_object('id', id, 'content_type', content_type, 'byte_size', byte_size) ORDER BY position) FROM img)
+                 (SELECT jsonb_agg(jsonb_build_object('id', id, 'content_type', content_type, 'byte_size', byte_size)
+                   ORDER BY position) FROM img)
           FROM users u WHERE u.id = ${userId}
           RETURNING id, plan
         ),
         stored AS (
-          INSERT INTO job_images (id, ${sql(kind === 'dish' ? 'dish_job_id' : 'product_job_id')}, position, content_type, byte_size, data)
+          INSERT INTO job_images (id, ${sql(kind === 'dish' ? 'dish_job_id' : 'product_job_id')}, position,
+            content_type, byte_size, data)
           SELECT img.id, job.id, img.position, img.content_type, img.byte_size, img.data FROM img, job
         )
         SELECT job.id, job.plan, pg_notify(${SUBMITTED_CHANNEL}, ${kind}),
-               (SELECT count(*)::int FROM ${table} q WHERE q.status = 'queued' AND (q.plan = 'paid' OR job.plan = 'free')) AS ahead,
+               (SELECT count(*)::int FROM ${table} q WHERE q.status = 'queued' AND (q.plan = 'paid' OR job.plan =
+                 'free')) AS ahead,
                (SELECT avg(extract(epoch FROM finished_at - started_at))::float8 FROM (
                   SELECT finished_at, started_at FROM ${table}
-                  WHERE status = 'done' AND started_at IS NOT NULL ORDER BY finished_at DESC NULLS LAST LIMIT 50) recent) AS avg_seconds
+                  WHERE status = 'done' AND started_at IS NOT NULL ORDER BY finished_at DESC NULLS LAST LIMIT 50)
+                    recent) AS avg_seconds
         FROM job`;
       if (!job) throw new Error(`no user ${userId} to submit a job for`);
       return { id: job.id, plan: job.plan, ahead: job.ahead, avgSeconds: job.avg_seconds };
@@ -153,7 +157,8 @@ export function recognitionRepository(sql: Queryable) {
     },
 
     async markApplied(jobId: string, itemIds: string[]) {
-      await sql`UPDATE product_recognition_jobs SET applied_at = now(), applied_item_ids = ${itemIds}::uuid[] WHERE id = ${jobId}`;
+      await sql`UPDATE product_recognition_jobs SET applied_at = now(), applied_item_ids = ${itemIds}::uuid[] WHERE id
+        = ${jobId}`;
     },
 
     // --- worker side ---
@@ -165,7 +170,8 @@ export function recognitionRepository(sql: Queryable) {
     async start(kind: RecognitionKind, jobId: string): Promise<StartedJob | null> {
       const rows = await sql<(Omit<StartedJob, 'images'> & { content_type: string | null; data: Buffer | null })[]>`
         WITH started AS (
-          UPDATE ${sql(TABLE[kind])} SET status = 'processing', started_at = now(), attempts = attempts + 1, updated_at = now()
+          UPDATE ${sql(TABLE[kind])} SET status = 'processing', started_at = now(), attempts = attempts + 1, updated_at
+            = now()
           WHERE id = ${jobId} AND status IN ('queued', 'processing')
           RETURNING id, user_id ${kind === 'product' ? sql`, job_type` : sql`, target_date, target_meal_type`})
         SELECT s.*, i.content_type, i.data FROM started s
@@ -190,7 +196,8 @@ export function recognitionRepository(sql: Queryable) {
     /** Deletes uploaded photos older than the retention period; returns how many. */
     async purgeImages(retentionDays: number): Promise<number> {
       const rows =
-        await sql`DELETE FROM job_images WHERE created_at < now() - make_interval(days => ${retentionDays}) RETURNING id`;
+        await sql`DELETE FROM job_images WHERE created_at < now() - make_interval(days => ${retentionDays}) RETURNING
+          id`;
       return rows.length;
     },
   };

@@ -111,7 +111,8 @@ export function sessionRepository(sql: Queryable) {
     /** Revokes the session of a refresh token (rotated or not: it still proves the device had it). Returns its id. */
     async revokeByRefreshToken(tokenId: string, secretHash: Buffer): Promise<string | null> {
       const [row] = await sql<{ id: string }[]>`
-        UPDATE sessions s SET revoked_at = COALESCE(s.revoked_at, now()), revoked_reason = COALESCE(s.revoked_reason, 'logout')
+        UPDATE sessions s SET revoked_at = COALESCE(s.revoked_at, now()), revoked_reason = COALESCE(s.revoked_reason,
+          'logout')
         FROM refresh_tokens t
         WHERE t.id = ${tokenId} AND t.secret_hash = ${secretHash} AND s.id = t.session_id
         RETURNING s.id`;

@@ -38,7 +38,8 @@ export function shoppingRepository(sql: Queryable) {
       >`
         SELECT i.product_id, COALESCE(pl.name, pe.name, p.canonical_name, i.name) AS name,
                (i.quantity * m.servings / r.servings)::float8 AS quantity,
-               ${sql.unsafe(UNIT('u'))} AS unit, CASE WHEN du.code IS NULL THEN NULL ELSE ${sql.unsafe(UNIT('du'))} END AS product_unit,
+               ${sql.unsafe(UNIT('u'))} AS unit,
+               CASE WHEN du.code IS NULL THEN NULL ELSE ${sql.unsafe(UNIT('du'))} END AS product_unit,
                p.density_g_per_ml::float8 AS density, p.piece_g::float8 AS piece_g, p.unit_grams, p.category_code
         FROM menu_plans mp
         JOIN menu_items m ON m.menu_plan_id = mp.id
@@ -65,7 +66,8 @@ export function shoppingRepository(sql: Queryable) {
       const rows = await sql<{ product_id: string; quantity: number; unit: Unit }[]>`
         SELECT u2.product_id, u2.quantity::float8 AS quantity, ${sql.unsafe(UNIT('u'))} AS unit
         FROM user_products u2 JOIN units u ON u.code = u2.unit_code
-        WHERE u2.user_id = ${userId} AND u2.product_id IS NOT NULL AND ${EXPIRES_AT(sql, time.zone, 'u2')} > ${time.now}`;
+        WHERE u2.user_id = ${userId} AND u2.product_id IS NOT NULL AND ${EXPIRES_AT(sql, time.zone, 'u2')} >
+          ${time.now}`;
       return rows.map((r) => ({ productId: r.product_id, quantity: r.quantity, unit: r.unit }));
     },
 
@@ -104,13 +106,15 @@ export function shoppingRepository(sql: Queryable) {
       return sql<ShoppingItemRow[]>`
         SELECT i.id, i.product_id, COALESCE(pl.name, i.name) AS name, i.quantity::float8 AS quantity, i.unit_code,
                COALESCE(ut.name, ue.name) AS unit_name, i.checked,
-               COALESCE(i.category_code, 'other') AS category_code, COALESCE(ct.name, ce.name, 'other') AS category_name,
+               COALESCE(i.category_code, 'other') AS category_code, COALESCE(ct.name, ce.name, 'other') AS
+                 category_name,
                COALESCE(c.shop_order, 999) AS shop_order
         FROM shopping_list_items i
         LEFT JOIN product_categories c ON c.code = COALESCE(i.category_code, 'other')
         LEFT JOIN product_category_translations ct ON ct.category_code = c.code AND ct.language_code = ${language}
         LEFT JOIN product_category_translations ce ON ce.category_code = c.code AND ce.language_code = 'en'
-        LEFT JOIN product_aliases pl ON pl.product_id = i.product_id AND pl.language_code = ${language} AND pl.is_primary
+        LEFT JOIN product_aliases pl ON pl.product_id = i.product_id AND pl.language_code = ${language} AND
+          pl.is_primary
         LEFT JOIN unit_translations ut ON ut.unit_code = i.unit_code AND ut.language_code = ${language}
         LEFT JOIN unit_translations ue ON ue.unit_code = i.unit_code AND ue.language_code = 'en'
         WHERE i.shopping_list_id = ${listId}
@@ -119,7 +123,8 @@ export function shoppingRepository(sql: Queryable) {
 
     async list(userId: string, weekStart: string) {
       const [row] = await sql<{ id: string; week_start: string; generated_at: Date | null }[]>`
-        SELECT id, week_start, generated_at FROM shopping_lists WHERE user_id = ${userId} AND week_start = ${weekStart}`;
+        SELECT id, week_start, generated_at FROM shopping_lists WHERE user_id = ${userId} AND week_start =
+          ${weekStart}`;
       return row ?? null;
     },
 
@@ -142,8 +147,10 @@ export function shoppingRepository(sql: Queryable) {
       },
     ) {
       const [row] = await sql<{ id: string }[]>`
-        INSERT INTO shopping_list_items (shopping_list_id, product_id, name, quantity, unit_code, category_code, is_manual)
-        VALUES (${listId}, ${item.productId}, ${item.name}, ${item.quantity}, ${item.unitCode}, ${item.categoryCode}, true)
+        INSERT INTO shopping_list_items (shopping_list_id, product_id, name, quantity, unit_code, category_code,
+          is_manual)
+        VALUES (${listId}, ${item.productId}, ${item.name}, ${item.quantity}, ${item.unitCode}, ${item.categoryCode},
+          true)
         RETURNING id`;
       return row!.id;
     },

@@ -51,7 +51,8 @@ export const products = pgTable(
     check('products_barcode_check', sql`${t.barcode} ~ '^([0-9]{8}|[0-9]{13})$'`),
     check(
       'products_nutrition_check',
-      sql`${t.caloriesPer100g} BETWEEN 0 AND 900 AND ${t.proteinPer100g} >= 0 AND ${t.fatPer100g} >= 0 AND ${t.carbsPer100g} >= 0`,
+      sql`${t.caloriesPer100g} BETWEEN 0 AND 900 AND ${t.proteinPer100g} >= 0 AND ${t.fatPer100g} >= 0 AND
+        ${t.carbsPer100g} >= 0`,
     ),
     check('products_storage_check', sql`${t.storageDays} > 0`),
   ],

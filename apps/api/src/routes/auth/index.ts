@@ -75,7 +75,8 @@ const auth: FastifyPluginAsyncTypebox<{ verifier: IdentityVerifier; secret: stri
         tags: ['auth'],
         summary: 'Rotate a refresh token',
         description:
-          `The presented token stops working and a new pair is issued. Presented again within ${REFRESH_GRACE_SECONDS} s ` +
+          'The presented token stops working and a new pair is issued. ' +
+          `Presented again within ${REFRESH_GRACE_SECONDS} s ` +
           'of its rotation (parallel refreshes of one app, a retry after a lost response), it answers 200 with a ' +
           'pair of the same session holding the same new refresh token, and revokes nothing; later, reuse is taken ' +
           'as theft: the session is revoked and the answer is 401 `refresh_token_reused`.',
@@ -113,7 +114,8 @@ const auth: FastifyPluginAsyncTypebox<{ verifier: IdentityVerifier; secret: stri
         tags: ['auth'],
         summary: 'Revoke the session: its refresh token and, on every API process within a second, its access tokens',
         description:
-          'Works with the refresh token alone, without an access token (like RFC 7009 revocation): 204 whether or not ' +
+          'Works with the refresh token alone, without an access token (like RFC 7009 revocation): ' +
+          '204 whether or not ' +
           'the token was known. With a valid access token, its session is revoked too. Open SSE streams of the ' +
           'session end within a second.',
         security: [{ bearer: [] }, {}],

@@ -15,7 +15,10 @@ const jobAlreadyLinked = () =>
 /** Kept days are rebuilt at least this often, whatever notifications were missed. */
 const DAY_MAX_AGE_MS = 60_000;
 
-/** The meal diary: entries for dishes (always resolved to a recipe) or catalog products, nutrition computed at read time. */
+/**
+ * The meal diary: entries for dishes (always resolved to a recipe) or catalog products, nutrition computed at read
+ * time.
+ */
 const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app, opts) => {
   const entries = diaryRepository(app.sql);
   app.addHook('onRequest', app.authenticate);
@@ -76,9 +79,11 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
         summary: 'Log a dish (by id or by name in any language) or a catalog product',
         description:
           'A name that matches no dish (exactly or very closely, in any language) creates the dish in the request ' +
-          'language with a recipe stub (`source` = `stub`) whose per-serving macros the model estimates (counted against ' +
+          'language with a recipe stub (`source` = `stub`) whose per-serving macros the model estimates ' +
+          '(counted against ' +
           "the model budget); a known name (the caller's own dish or a catalog dish, case- and accent-insensitive) " +
-          "asks no model. A `job_id` links the user's dish job to at most one entry: a second is 409 `job_already_linked`.",
+          "asks no model. A `job_id` links the user's dish job to at most one entry: " +
+          'a second is 409 `job_already_linked`.',
         body: NewEntry,
         headers: Type.Object({
           'idempotency-key': Type.Optional(

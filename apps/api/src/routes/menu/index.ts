@@ -115,8 +115,9 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
         tags: ['menu'],
         summary: 'Generate a menu: a whole week in one model call, or only the named slots',
         description:
-          'Recipes are saved with source `menu`; servings of each generated day are scaled so that the day lands within ' +
-          '±10 % of the calorie target (what kept slots of that day already bring counts). All-or-nothing: the stored ' +
+          'Recipes are saved with source `menu`; servings of each generated day are scaled so that the day ' +
+          'lands within ±10 % of the calorie target (what kept slots of that day already bring counts). ' +
+          'All-or-nothing: the stored ' +
           'menu changes only once everything is generated and saved.',
         body: GenerateMenu,
         response: { 200: Type.Union([Plan, Type.Object({ plans: Type.Array(Plan) })]), ...errors(400, 401, 429, 502) },

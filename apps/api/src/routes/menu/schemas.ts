@@ -64,6 +64,7 @@ export const GenerateMenu = Type.Object(
   {
     additionalProperties: false,
     description:
-      'week mode: {week_start?} fills breakfast, lunch and dinner of 7 days; dates mode: {dates, meal_types} fills only those slots',
+      'week mode: {week_start?} fills breakfast, lunch and dinner of 7 days; ' +
+      'dates mode: {dates, meal_types} fills only those slots',
   },
 );

@@ -300,7 +300,8 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
         summary: 'Add the recognised items (or those at item_indexes) to the pantry, once',
         description:
           'Idempotent: the first call adds the items in one transaction and marks the job applied; every later call ' +
-          '(a retry, a double tap, with any body) answers 200 with the items that call added and adds nothing. The body ' +
+          '(a retry, a double tap, with any body) answers 200 with the items that call added and adds nothing. ' +
+          'The body ' +
           'is optional.',
         params: IdParams,
         body: ApplyBody,
