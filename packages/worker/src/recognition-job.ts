@@ -8,7 +8,7 @@ export interface RecognitionSteps<Answer> {
   expiredMessage: string;
   /** Asks the vision model; a model error ends the job failed with its code, anything else is thrown for a retry. */
   recognise: (job: StartedJob) => Promise<Answer>;
-  /** What the model's answer becomes in the job's result. */
+  /** What the model's answer becomes in the job's result; a model error here ends the job failed as well. */
   result: (job: StartedJob, answer: Answer) => Promise<unknown>;
 }
 
@@ -25,15 +25,16 @@ export async function runRecognitionJob<Answer>(
     await jobs.finish(kind, jobId, { error: { code: 'images_expired', message: steps.expiredMessage } });
     return 'failed';
   }
-  let answer: Answer;
+  let result: unknown;
   try {
-    answer = await steps.recognise(job);
+    // The result may ask a model too (the dish worker estimates the macros of a dish it has not seen).
+    result = await steps.result(job, await steps.recognise(job));
   } catch (err) {
     const error = modelJobError(err);
     if (!error) throw err;
     await jobs.finish(kind, jobId, { error });
     return 'failed';
   }
-  await jobs.finish(kind, jobId, { result: await steps.result(job, answer) });
+  await jobs.finish(kind, jobId, { result });
   return 'done';
 }

@@ -42,6 +42,12 @@ t.test('every recognition job: photos in order, purged photos, model errors, ret
   t.equal(await runRecognitionJob(jobs, 'product', unavailable, down), 'failed');
   t.match(await state(unavailable), { status: 'failed', error: { code: 'model_unavailable' } });
 
+  // A model failing while the result is made (the dish worker's macro estimate) ends the job the same way.
+  const estimateDown = await submit();
+  const noEstimate = { ...steps, result: async () => Promise.reject(new ModelUnavailable('timeout')) };
+  t.equal(await runRecognitionJob(jobs, 'product', estimateDown, noEstimate), 'failed');
+  t.match(await state(estimateDown), { status: 'failed', error: { code: 'model_unavailable' }, attempts: 1 });
+
   const crashed = await submit();
   const bug = { ...steps, result: async () => Promise.reject(new Error('connection lost')) };
   await t.rejects(
