@@ -1,24 +1,8 @@
 import type { MacroEstimate, ModelProvider, PlanningContext, Slot } from './provider.ts';
 import type { GeneratedRecipe } from './schemas.ts';
+import type { CatalogRecipe } from '@nutrition/domain';
 
-/** A catalog recipe as the offline model reads it. */
-export interface CatalogRecipe {
-  dish_id: string;
-  category_code: string | null;
-  cuisine_code: string | null;
-  tags: string[];
-  title: string;
-  english_title: string;
-  servings: number;
-  prep_minutes: number | null;
-  cook_minutes: number | null;
-  calories: number;
-  protein: number;
-  fat: number;
-  carbs: number;
-  ingredients: { product_id: string; name: string; quantity: number; unit: string }[];
-  steps: string[];
-}
+export type { CatalogRecipe };
 
 /** What the offline model reads from the catalog. */
 export interface CatalogLookup {

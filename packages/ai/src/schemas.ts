@@ -1,33 +1,8 @@
 import { Type, type Static } from 'typebox';
-import { MEAL_TYPES } from '@nutrition/domain';
+import { MEAL_TYPES, UNIT_CODES } from '@nutrition/domain';
 
-/** The unit codes a model may use; the same codes as the units table. */
-export const UNIT_CODES = [
-  'g',
-  'kg',
-  'mg',
-  'oz',
-  'lb',
-  'ml',
-  'l',
-  'dl',
-  'fl_oz',
-  'tsp',
-  'tbsp',
-  'cup',
-  'glass',
-  'pinch',
-  'piece',
-  'clove',
-  'slice',
-  'pack',
-  'can',
-  'bottle',
-  'bunch',
-  'handful',
-  'sprig',
-  'leaf',
-] as const;
+/** The unit codes a model may use: the service's own (the units table holds the same). */
+export { UNIT_CODES };
 export { MEAL_TYPES } from '@nutrition/domain';
 
 const Macro = (max: number) => Type.Number({ minimum: 0, maximum: max });

@@ -11,3 +11,4 @@ export * from './queue-wait.ts';
 export * from './text.ts';
 export * from './enums.ts';
 export * from './settings.ts';
+export * from './catalog-recipe.ts';

@@ -40,11 +40,64 @@ export interface SeedDish {
   };
 }
 
-async function readFolder<T>(folder: string): Promise<T[]> {
-  const files = (await readdir(new URL(folder, seedDataDir)).catch(() => [] as string[]))
+/** The JSON files of a folder of seed-data/, by name. */
+async function jsonFiles(folder: string): Promise<string[]> {
+  return (await readdir(new URL(folder, seedDataDir)).catch(() => [] as string[]))
     .filter((f) => f.endsWith('.json'))
     .sort();
-  const lists = await Promise.all(files.map((f) => readJson<T[]>(`${folder}${f}`)));
+}
+
+async function readFolder<T>(folder: string): Promise<T[]> {
+  const lists = await Promise.all((await jsonFiles(folder)).map((f) => readJson<T[]>(`${folder}${f}`)));
+  return lists.flat();
+}
+
+/** Recipe texts of one language for the dishes of one seed file: `seed-data/recipe-text/<lang>/<file>.json`. */
+interface RecipeText {
+  steps: string[];
+  notes?: string;
+  ingredient_notes?: Record<string, string>;
+}
+
+/**
+ * Adds the recipe texts written per language (steps, notes, ingredient notes) to the dishes of each seed file. Each
+ * language is its own file, so translators work side by side; a text that does not fit its dish (another number of
+ * steps, a note the dish does not have) stops the seed.
+ */
+async function withRecipeTexts(file: string, dishes: SeedDish[]): Promise<SeedDish[]> {
+  const languages = await readdir(new URL('recipe-text/', seedDataDir)).catch(() => [] as string[]);
+  for (const language of languages.sort()) {
+    const texts = await readJson<Record<string, RecipeText>>(`recipe-text/${language}/${file}`).catch(() => null);
+    if (!texts) continue;
+    for (const dish of dishes) {
+      const text = texts[dish.code];
+      if (!text) continue;
+      const where = `recipe-text/${language}/${file}: ${dish.code}`;
+      if (text.steps.length !== dish.recipe.steps.length)
+        throw new Error(`${where}: ${text.steps.length} steps for ${dish.recipe.steps.length}`);
+      text.steps.forEach((step, i) => {
+        dish.recipe.steps[i]![language] = step;
+      });
+      if (text.notes !== undefined) {
+        if (!dish.recipe.notes) throw new Error(`${where}: notes for a recipe without them`);
+        dish.recipe.notes[language] = text.notes;
+      }
+      for (const [index, note] of Object.entries(text.ingredient_notes ?? {})) {
+        const ingredient = dish.recipe.ingredients[Number(index)];
+        if (!ingredient?.note) throw new Error(`${where}: a note for ingredient ${index}, which has none`);
+        ingredient.note[language] = note;
+      }
+    }
+  }
+  return dishes;
+}
+
+/** Every dish of seed-data/dishes/, with the recipe texts of seed-data/recipe-text/ added. */
+export async function readDishes(): Promise<SeedDish[]> {
+  const files = await jsonFiles('dishes/');
+  const lists = await Promise.all(
+    files.map(async (f) => withRecipeTexts(f, await readJson<SeedDish[]>(`dishes/${f}`))),
+  );
   return lists.flat();
 }
 
@@ -196,7 +249,7 @@ export async function seedCatalog(sql: Sql): Promise<{ products: number; dishes:
     if (codes.has(p.code)) throw new Error(`seed data: product code ${p.code} appears twice`);
     codes.add(p.code);
   }
-  const dishes = await readFolder<SeedDish>('dishes/');
+  const dishes = await readDishes();
   await sql.begin(async (tx) => {
     const ids = await seedProducts(tx, products);
     await seedDishes(tx, dishes, ids);

@@ -1,23 +1,5 @@
+import type { CatalogRecipe } from '@nutrition/domain';
 import type { Sql } from '../client.ts';
-
-/** A catalog recipe with its ingredients and steps in one language: what the offline model plans menus from. */
-export interface CatalogRecipeRow {
-  dish_id: string;
-  category_code: string | null;
-  cuisine_code: string | null;
-  tags: string[];
-  title: string;
-  english_title: string;
-  servings: number;
-  prep_minutes: number | null;
-  cook_minutes: number | null;
-  calories: number;
-  protein: number;
-  fat: number;
-  carbs: number;
-  ingredients: { product_id: string; name: string; quantity: number; unit: string }[];
-  steps: string[];
-}
 
 /**
  * What the offline development model and vision stand-in read from the catalog (they answer from it instead of asking
@@ -45,7 +27,7 @@ export function offlineModelFeedRepository(sql: Sql, searchSql: Sql = sql) {
      * Every catalog recipe with ingredients and steps in `language` (English where missing): the offline model's menu.
      */
     async catalogRecipes(language: string) {
-      return sql<CatalogRecipeRow[]>`
+      return sql<CatalogRecipe[]>`
         SELECT d.id AS dish_id, d.category_code, d.cuisine_code,
                COALESCE((SELECT array_agg(x.tag_code) FROM dish_tags x WHERE x.dish_id = d.id), '{}') AS tags,
                COALESCE(tl.name, te.name) AS title, te.name AS english_title,
