@@ -45,6 +45,21 @@ t.test('a panic in a handler is a 500 with no internals, and the process keeps s
   t.equal((await app.inject({ method: 'GET', url: '/health' })).statusCode, 200);
 });
 
+t.test('a lost database connection is a 503 to retry, never a 500', async (t) => {
+  const { app } = await buildTestApp(t);
+  const codes = ['EPIPE', 'ECONNRESET', 'ETIMEDOUT', 'CONNECTION_CLOSED', 'CONNECT_TIMEOUT', '57P01'];
+  for (const code of codes) {
+    app.get(`/lost-${code}`, async () => {
+      throw Object.assign(new Error('write EPIPE'), { code });
+    });
+  }
+  for (const code of codes) {
+    const res = await app.inject({ method: 'GET', url: `/lost-${code}` });
+    assertError(t, res, 503, 'database_unavailable');
+    t.equal(res.headers['retry-after'], '2', code);
+  }
+});
+
 t.test('CORS: localhost origins allowed with the contract headers, others refused', async (t) => {
   const { app } = await buildTestApp(t);
   for (const origin of ['http://localhost:8081', 'http://127.0.0.1:19006', 'http://localhost']) {

@@ -23,6 +23,9 @@ const CLIENT_ERROR_CODES: Record<string, string> = {
 /** Connection failures and server shutdowns: a 503 the client can retry, not a 500. */
 const DATABASE_DOWN = new Set([
   'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
   'ECONNRESET',
   'CONNECTION_CLOSED',
   'CONNECTION_ENDED',
