@@ -114,6 +114,33 @@ t.test('Accept-Language picks the language, falling back to the profile, then En
   t.equal((await name({ 'accept-language': 'fr' }, session.access_token)).lang, 'fr', 'the header wins');
 });
 
+t.test('POSIX language tags, ?lang= over the header, and Vary: Accept-Language', async (t) => {
+  const { app } = await buildTestApp(t);
+  const session = await login(app, 'android');
+  const a = as(app, session);
+  const cuisines = await app.inject({ method: 'GET', url: '/cuisines', headers: { 'accept-language': 'ru_RU' } });
+  t.equal(cuisines.headers['content-language'], 'ru', 'ru_RU, as Android sends it');
+  t.match(String(cuisines.headers.vary), /Accept-Language/, 'responses say they vary with the language');
+  const br = await app.inject({ method: 'GET', url: '/cuisines', headers: { 'accept-language': 'pt_BR.UTF-8' } });
+  t.equal(br.headers['content-language'], 'pt');
+
+  // iOS always sends Accept-Language: ?lang= asks for another language, on routes with strict query schemas too.
+  const search = await a({
+    method: 'GET',
+    url: '/dishes/search?q=borscht&limit=1&lang=uk',
+    headers: { 'accept-language': 'en' },
+  });
+  t.equal(search.statusCode, 200);
+  t.equal(search.headers['content-language'], 'uk');
+  t.equal(search.json().items[0].name, 'Борщ');
+  const unknown = await a({
+    method: 'GET',
+    url: '/dishes/search?q=borscht&limit=1&lang=xx',
+    headers: { 'accept-language': 'de' },
+  });
+  t.equal(unknown.headers['content-language'], 'de', 'an unknown lang falls back to the header, never an error');
+});
+
 t.test('reference routes: public lists, units behind a token, 12 languages each', async (t) => {
   const { app } = await buildTestApp(t);
   const languages = (await app.inject({ method: 'GET', url: '/languages' })).json();

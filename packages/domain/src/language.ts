@@ -1,7 +1,8 @@
 /**
  * Picks the best supported language for an `Accept-Language` header (RFC 9110): ranges by q-value, highest first
- * (ties keep header order); `uk-UA` matches `uk`; `q=0` excludes; `*` matches the first supported language not
- * excluded. Returns null when nothing in the header is usable, so the caller can fall back (profile, then `en`).
+ * (ties keep header order); `uk-UA` and the POSIX `uk_UA` or `uk_UA.UTF-8` match `uk`; `q=0` excludes; `*` matches
+ * the first supported language not excluded. Returns null when nothing in the header is usable, so the caller can
+ * fall back (profile, then `en`).
  */
 export function negotiateLanguage(header: string | undefined, supported: readonly string[]): string | null {
   if (!header) return null;
@@ -30,6 +31,7 @@ export function negotiateLanguage(header: string | undefined, supported: readonl
   return null;
 }
 
+/** The language of a range: `uk-UA` and the POSIX forms Android and shells send (`ru_RU`, `pt_BR.UTF-8`) alike. */
 function primaryTag(range: string): string {
-  return range.split('-')[0] ?? range;
+  return range.split(/[-_.@]/)[0] ?? range;
 }

@@ -23,3 +23,12 @@ t.test('nothing usable gives null so the caller falls back', async (t) => {
   t.equal(negotiateLanguage('klingon, ;;;, q=1', supported), null);
   t.equal(negotiateLanguage('en;q=abc', supported), null, 'a broken q-value counts as 0');
 });
+
+t.test('POSIX locale forms, as Android and shells send them', async (t) => {
+  const supported = ['en', 'ru', 'uk', 'pt', 'de'];
+  t.equal(negotiateLanguage('ru_RU', supported), 'ru');
+  t.equal(negotiateLanguage('pt_BR.UTF-8', supported), 'pt');
+  t.equal(negotiateLanguage('uk_UA.utf8@euro', supported), 'uk');
+  t.equal(negotiateLanguage('fr_FR, de_DE;q=0.5', supported), 'de');
+  t.equal(negotiateLanguage('C.UTF-8', supported), null, 'the C locale names no language');
+});

@@ -18,14 +18,17 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The language of every translated field in this response. */
     language: string;
+    /** The `lang` query parameter, taken out of the query before the route's own parameters are checked. */
+    languageAsked: string | undefined;
   }
 }
 
 export const DEFAULT_LANGUAGE = 'en';
 
 /**
- * Accept-Language negotiation (q-values, regions) over the loaded languages. Without a usable header an
- * authenticated request uses the profile language, else English. Every response says which in Content-Language.
+ * Language negotiation over the loaded languages: `?lang=` first, then Accept-Language (q-values, regions, POSIX
+ * forms); without either, an authenticated request uses the profile language, else English. Every response says which
+ * in Content-Language, and that it varies with Accept-Language.
  */
 export default fp(
   async (app: FastifyInstance) => {
@@ -35,6 +38,7 @@ export default fp(
     const codes = list.map((l) => l.code);
     app.decorate('languages', { list, byCode: new Map(list.map((l) => [l.code, l])) });
     app.decorateRequest('language', DEFAULT_LANGUAGE);
+    app.decorateRequest('languageAsked', undefined);
 
     const fallback = codes.includes(DEFAULT_LANGUAGE) ? DEFAULT_LANGUAGE : (codes[0] ?? DEFAULT_LANGUAGE);
     // Apps send the same few headers over and over: each one is negotiated once (a bounded number of them).
@@ -59,11 +63,25 @@ export default fp(
     const answer = (request: FastifyRequest, reply: FastifyReply, language: string | null) => {
       request.language = language ?? fallback;
       reply.header('content-language', request.language);
+      const vary = reply.getHeader('vary');
+      reply.header('vary', vary ? `${vary}, Accept-Language` : 'Accept-Language');
     };
+
+    // `?lang=` on any route: iOS always sends Accept-Language, so an app that wants the profile's (or another)
+    // language asks for it here. It is taken out before the route's query schema sees it.
+    app.addHook('preValidation', (request, _reply, done) => {
+      const query = request.query as Record<string, unknown> | undefined;
+      if (query && typeof query.lang === 'string') {
+        request.languageAsked = query.lang;
+        delete query.lang;
+      }
+      done();
+    });
 
     // A callback hook: the usual request names its language in the header and needs no promise.
     app.addHook('preHandler', (request, reply, done) => {
-      const language = fromHeader(request.headers['accept-language']);
+      const asked = request.languageAsked !== undefined ? negotiateLanguage(request.languageAsked, codes) : null;
+      const language = asked ?? fromHeader(request.headers['accept-language']);
       if (language || (!request.user?.id && !request.headers.authorization)) {
         answer(request, reply, language);
         return done();
