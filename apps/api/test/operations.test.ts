@@ -87,7 +87,7 @@ t.test(
         )
         .on('error', reject);
     });
-    const inflight = api(server.url, token, 'GET', '/recommendations?limit=1');
+    const inflight = api(server.url, token, 'GET', '/recommendations?limit=1&lang=ru');
     while (slow.requests.length === 0) await new Promise((r) => setTimeout(r, 20));
 
     const exited = new Promise<number | null>((resolve) => server.child.on('exit', (code) => resolve(code)));

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { ModelUnavailable, type ModelProvider } from '@nutrition/ai';
-import { addDays, weekStart as mondayOf, todayUtc } from '@nutrition/domain';
+import { addDays, scriptProblem, weekStart as mondayOf, todayUtc } from '@nutrition/domain';
 import { as, assertError, buildTestApp, login } from './helpers.ts';
 import { fakeOpenAi, sampleRecipe } from '../../../packages/ai/test/fake-openai.ts';
 
@@ -377,4 +377,29 @@ t.test('shopping list: recipes × servings, pantry subtracted, grouped, toggled,
     "another user's menu is not visible",
   );
   t.equal((await a({ method: 'DELETE', url: `/shopping-list/items/${manual.json().id}` })).statusCode, 204);
+});
+
+t.test("recommendations are wholly in the reader's language: no English sentence around Russian names", async (t) => {
+  const { app, sql } = await buildTestApp(t);
+  const a = as(app, await login(app, 'russian-reader'));
+  const [milk] = await sql`SELECT id FROM products WHERE code = 'milk'`;
+  await a({
+    method: 'POST',
+    url: '/user-products',
+    payload: { product_id: milk!.id, quantity: 1, unit_code: 'l', storage_days: 1 },
+  });
+  const res = await a({ method: 'GET', url: '/recommendations?limit=5', headers: { 'accept-language': 'ru' } });
+  t.equal(res.statusCode, 200);
+  t.equal(res.headers['content-language'], 'ru');
+  const items = res.json().items as { title: string; reason: string; steps: { text: string }[] }[];
+  t.ok(items.length > 0);
+  for (const item of items) {
+    for (const text of [item.title, item.reason, ...item.steps.map((s) => s.text)]) {
+      t.equal(scriptProblem(text, 'ru'), null, `in Russian: ${text.slice(0, 60)}`);
+    }
+  }
+  t.ok(
+    items.some((i) => i.reason.startsWith('Из ваших запасов:')),
+    'the pantry sentence is Russian too',
+  );
 });

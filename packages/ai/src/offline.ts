@@ -1,5 +1,6 @@
 import type { MacroEstimate, ModelProvider, PlanningContext, Slot } from './provider.ts';
 import type { GeneratedRecipe } from './schemas.ts';
+import { offlineTexts } from './offline-texts.ts';
 import type { CatalogRecipe } from '@nutrition/domain';
 
 export type { CatalogRecipe };
@@ -80,11 +81,12 @@ export function offlineModel(catalog: CatalogLookup): ModelProvider {
       .sort((a, b) => b.score - a.score);
   }
 
-  function asGenerated(r: CatalogRecipe, mealType: string, used: string[]): GeneratedRecipe {
+  function asGenerated(r: CatalogRecipe, mealType: string, used: string[], language: string): GeneratedRecipe {
+    const texts = offlineTexts(language);
     return {
       title: r.title,
       english_title: r.english_title,
-      reason: used.length ? `Uses ${used.join(', ')} from your pantry.` : 'Fits your targets and preferences.',
+      reason: used.length ? texts.usesPantry(used.join(texts.separator)) : texts.fitsTargets,
       meal_type: mealType as GeneratedRecipe['meal_type'],
       servings: r.servings,
       prep_minutes: r.prep_minutes ?? 0,
@@ -94,7 +96,7 @@ export function offlineModel(catalog: CatalogLookup): ModelProvider {
       fat_per_serving: r.fat,
       carbs_per_serving: r.carbs,
       ingredients: r.ingredients.map((i) => ({ ...i, unit: i.unit as GeneratedRecipe['ingredients'][number]['unit'] })),
-      steps: r.steps.length ? r.steps : ['Prepare as usual.'],
+      steps: r.steps.length ? r.steps : [texts.prepareAsUsual],
       uses_pantry: used,
     };
   }
@@ -121,7 +123,7 @@ export function offlineModel(catalog: CatalogLookup): ModelProvider {
       const ranked = rank(await recipes(ctx.language.code), ctx, ctx.mealType, 'recommend');
       const mealType = ctx.mealType ?? 'lunch';
       return {
-        recipes: ranked.slice(0, ctx.count).map((c) => asGenerated(c.recipe, mealType, c.used)),
+        recipes: ranked.slice(0, ctx.count).map((c) => asGenerated(c.recipe, mealType, c.used, ctx.language.code)),
         model: 'offline',
       };
     },
@@ -135,7 +137,10 @@ export function offlineModel(catalog: CatalogLookup): ModelProvider {
         const pick = ranked.find((c) => !usedDishes.has(c.recipe.dish_id)) ?? ranked[0];
         if (!pick) continue;
         usedDishes.add(pick.recipe.dish_id);
-        days.set(slot.date, [...(days.get(slot.date) ?? []), asGenerated(pick.recipe, slot.meal_type, pick.used)]);
+        days.set(slot.date, [
+          ...(days.get(slot.date) ?? []),
+          asGenerated(pick.recipe, slot.meal_type, pick.used, ctx.language.code),
+        ]);
       }
       return { days: [...days].map(([date, meals]) => ({ date, meals })), model: 'offline' };
     },

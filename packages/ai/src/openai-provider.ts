@@ -1,4 +1,5 @@
 import OpenAI, { APIError } from 'openai';
+import { scriptProblem } from '@nutrition/domain';
 import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import {
@@ -24,6 +25,24 @@ import {
 import type { VisionModel } from './vision.ts';
 
 export type ModelTask = 'recommendations' | 'menu' | 'estimate' | 'vision';
+
+/**
+ * The text of generated recipes must be wholly in the request language: a recipe whose title, reason or steps are in
+ * another script (an English reason for a Russian reader, say) is named, so the answer is asked for again.
+ */
+function languageProblem(recipes: GeneratedRecipe[], language: { code: string; english_name: string }): string | null {
+  for (const [i, r] of recipes.entries()) {
+    for (const [field, text] of [
+      ['title', r.title],
+      ['reason', r.reason],
+      ['steps', r.steps.join(' ')],
+    ] as const) {
+      const problem = text ? scriptProblem(text, language.code) : null;
+      if (problem) return `recipe ${i + 1}: the ${field} ${problem}; write all of it in ${language.english_name}`;
+    }
+  }
+  return null;
+}
 
 export interface OpenAiConfig {
   apiKey: string;
@@ -67,6 +86,8 @@ export function openAiProvider(config: OpenAiConfig): ModelProvider &
     schema: TSchema,
     messages: ChatMessage[],
     signal?: AbortSignal,
+    /** A check beyond the schema (the language of the text); a problem it names is retried like a schema error. */
+    check: (output: T) => string | null = () => null,
   ): Promise<T> {
     const conversation = [...messages];
     for (let attempt = 0; attempt <= OUTPUT_RETRIES; attempt++) {
@@ -95,11 +116,14 @@ export function openAiProvider(config: OpenAiConfig): ModelProvider &
       try {
         const parsed: unknown = JSON.parse(content);
         const errors = Value.Errors(schema, parsed);
-        if (errors.length === 0) return parsed as T;
-        problem = errors
-          .slice(0, 5)
-          .map((e) => `${e.instancePath || '/'} ${e.message}`)
-          .join('; ');
+        const checked = errors.length === 0 ? check(parsed as T) : null;
+        if (errors.length === 0 && checked === null) return parsed as T;
+        problem =
+          checked ??
+          errors
+            .slice(0, 5)
+            .map((e) => `${e.instancePath || '/'} ${e.message}`)
+            .join('; ');
       } catch (err) {
         problem = `not valid JSON (${(err as Error).message})`;
       }
@@ -108,7 +132,7 @@ export function openAiProvider(config: OpenAiConfig): ModelProvider &
         { role: 'assistant', content },
         {
           role: 'user',
-          content: `That answer does not match the schema: ${problem}. Answer again with corrected JSON only.`,
+          content: `That answer is not right: ${problem}. Answer again with corrected JSON only.`,
         },
       );
     }
@@ -133,6 +157,8 @@ export function openAiProvider(config: OpenAiConfig): ModelProvider &
         'recommendations',
         RecommendationsOutput,
         recommendationPrompt(input),
+        undefined,
+        (o) => languageProblem(o.recipes, input.language),
       );
       return { recipes: out.recipes.slice(0, input.count), model: config.models.recommendations };
     },
@@ -157,7 +183,12 @@ export function openAiProvider(config: OpenAiConfig): ModelProvider &
       return { ...out, model: config.models.vision };
     },
     async planMenu(input) {
-      const out = await complete<MenuOutput>('menu', 'menu', MenuOutput, menuPrompt(input));
+      const out = await complete<MenuOutput>('menu', 'menu', MenuOutput, menuPrompt(input), undefined, (o) =>
+        languageProblem(
+          o.days.flatMap((d) => d.meals),
+          input.language,
+        ),
+      );
       return { days: out.days, model: config.models.menu };
     },
   };

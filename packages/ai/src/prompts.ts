@@ -14,7 +14,10 @@ const SYSTEM =
 
 /** The part every planning prompt shares: the person, their targets, preferences and pantry (expiring first). */
 export function describeUser(ctx: PlanningContext): string {
-  const lines = [`Write every title, reason, ingredient name and step in ${ctx.language.english_name}.`];
+  const lines = [
+    `Write the whole answer in ${ctx.language.english_name}: every title, reason, ingredient name and step, with no ` +
+      'sentence or phrase in another language (names from the pantry below are already in it).',
+  ];
   if (ctx.calorieTarget !== null) lines.push(`Daily calorie target: ${ctx.calorieTarget} kcal.`);
   if (ctx.macroTargets) {
     const m = ctx.macroTargets;

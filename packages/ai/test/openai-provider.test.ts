@@ -63,6 +63,21 @@ t.test('invalid JSON, then a valid answer: retried with the error fed back', asy
   t.match(feedback.content, /not valid JSON/);
 });
 
+t.test('text in another language than asked for is asked for again, like a schema violation', async (t) => {
+  const server = await fakeOpenAi([
+    { content: JSON.stringify({ recipes: [sampleRecipe({ reason: 'Uses Шампиньоны from your pantry.' })] }) },
+    { content: JSON.stringify({ recipes: [sampleRecipe()] }) },
+  ]);
+  t.teardown(server.close);
+  const out = await provider(server.baseUrl).p.recommend({ ...ctx, count: 1, mealType: null });
+  t.equal(out.recipes[0]!.reason, 'Использует грибы, которые скоро испортятся.');
+  t.equal(server.requests.length, 2);
+  t.match(
+    server.requests[1]!.messages.at(-1)!.content,
+    /the reason is not written in Cyrillic; write all of it in Russian/,
+  );
+});
+
 t.test('schema violations are retried at most twice more', async (t) => {
   const server = await fakeOpenAi([{ content: JSON.stringify({ recipes: [sampleRecipe({ servings: 0 })] }) }]);
   t.teardown(server.close);

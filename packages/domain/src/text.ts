@@ -35,3 +35,41 @@ export function findTextProblem(
   }
   return null;
 }
+
+const CYRILLIC = /\p{Script=Cyrillic}/u;
+const HAN_OR_KANA = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
+
+/** Words of a text by script: Latin and Cyrillic words, and CJK characters (which have no spaces between words). */
+function scriptCounts(text: string) {
+  const words = text.match(/\p{L}+/gu) ?? [];
+  const count = (re: RegExp) => words.filter((w) => re.test(w)).length;
+  return {
+    latin: count(/^\p{Script=Latin}{2,}$/u),
+    cyrillic: count(/^\p{Script=Cyrillic}+$/u),
+    latinLetters: (text.match(/\p{Script=Latin}/gu) ?? []).length,
+    cjk: (text.match(/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/gu) ?? []).length,
+  };
+}
+
+/**
+ * Why `text` cannot be wholly in `language` judging by its scripts, or null when it can. Russian and Ukrainian text
+ * is mostly Cyrillic, Chinese and Japanese mostly CJK (Chinese without kana), the other languages have no Cyrillic or
+ * CJK at all. A Latin brand or cheese name in a Russian sentence, numbers and units pass; an English sentence around a
+ * Russian name does not.
+ */
+export function scriptProblem(text: string, language: string): string | null {
+  const c = scriptCounts(text);
+  switch (language) {
+    case 'ru':
+    case 'uk':
+      return c.latin > 1 && c.latin > c.cyrillic ? 'is not written in Cyrillic' : null;
+    case 'zh':
+      if (KANA.test(text)) return 'has Japanese kana';
+      return c.latin > 1 && c.latinLetters > c.cjk ? 'is not written in Chinese characters' : null;
+    case 'ja':
+      return c.latin > 1 && c.latinLetters > c.cjk ? 'is not written in Japanese' : null;
+    default:
+      return CYRILLIC.test(text) || HAN_OR_KANA.test(text) ? 'is not written in Latin letters' : null;
+  }
+}

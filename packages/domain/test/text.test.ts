@@ -1,5 +1,5 @@
 import t from 'tap';
-import { findTextProblem, textProblem } from '../src/text.ts';
+import { findTextProblem, scriptProblem, textProblem } from '../src/text.ts';
 
 t.test('control characters and lone surrogates are refused; tab and line breaks only in free text', async (t) => {
   t.equal(textProblem('Grandma’s borscht — 2 ☕ 🍲', 'text'), null, 'any real text');
@@ -24,4 +24,26 @@ t.test('the first bad string of a value, as a JSON Pointer', async (t) => {
     message: 'name must not contain control characters',
   });
   t.equal(findTextProblem({ n: 1, b: true, x: null, s: 'fine' }, '/body', 'text'), null);
+});
+
+t.test('a text in the script of its language, or the reason it is not', async (t) => {
+  t.equal(scriptProblem('Из ваших запасов: молоко 3,2%.', 'ru'), null);
+  t.equal(
+    scriptProblem('Uses Молоко 3,2% from your pantry.', 'en'),
+    'is not written in Latin letters',
+    'a Russian name in English',
+  );
+  t.equal(scriptProblem('Uses milk from your pantry.', 'ru'), 'is not written in Cyrillic');
+  t.equal(
+    scriptProblem('Uses Молоко 3,2% from your pantry.', 'ru'),
+    'is not written in Cyrillic',
+    'an English sentence',
+  );
+  t.equal(scriptProblem('Посыпьте тёртым Gruyère и подавайте.', 'ru'), null, 'a cheese name in Latin letters');
+  t.equal(scriptProblem('Use 牛奶 from your pantry.', 'zh'), 'is not written in Chinese characters');
+  t.equal(scriptProblem('使用您储藏中的牛奶。', 'zh'), null);
+  t.equal(scriptProblem('冷蔵庫の牛乳を使います。', 'zh'), 'has Japanese kana');
+  t.equal(scriptProblem('冷蔵庫の牛乳を使います。', 'ja'), null);
+  t.equal(scriptProblem('Nutzt Milch aus deinem Vorrat.', 'de'), null);
+  t.equal(scriptProblem('200 g, 15 min', 'ja'), null, 'numbers and units pass anywhere');
 });
