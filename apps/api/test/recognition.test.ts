@@ -255,3 +255,75 @@ t.test('a stream opened while the process drains gets its first event, then is t
   );
   t.ok(comments.includes('server shutting down, reconnect'), 'ended with the reconnect comment');
 });
+
+t.test("job results are localised when read: catalog names in the reading request's language", async (t) => {
+  const { app, sql } = await buildTestApp(t);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const session = await login(app, 'bilingual');
+  const a = as(app, session);
+  const [borscht] = await sql`
+    SELECT d.id AS dish_id, r.id AS recipe_id FROM dishes d JOIN recipes r ON r.dish_id = d.id AND r.is_default
+    WHERE d.code = 'borscht'`;
+  const [milk] = await sql`SELECT id FROM products WHERE code = 'milk'`;
+  // Recognised for an English request: the names were stored in English.
+  const dishResult = {
+    dishes: [
+      {
+        name: 'Borscht',
+        dish_id: borscht!.dish_id,
+        recipe_id: borscht!.recipe_id,
+        portion_g: 300,
+        portions: 1,
+        confidence: 0.9,
+        calories: 200,
+        protein_g: 8,
+        fat_g: 9,
+        carbs_g: 20,
+      },
+    ],
+    model: 'offline',
+  };
+  const [dishJob] = await sql`INSERT INTO dish_recognition_jobs (user_id, status, result)
+    VALUES (${session.user.id}, 'done', ${sql.json(dishResult)}) RETURNING id`;
+  const productResult = {
+    items: [
+      {
+        name: 'Milk 3.2%',
+        product_id: milk!.id,
+        quantity: 1,
+        unit_code: 'l',
+        storage_days: 7,
+        confidence: 0.9,
+        price: null,
+      },
+      {
+        name: 'Mystery snack',
+        product_id: null,
+        quantity: 1,
+        unit_code: 'piece',
+        storage_days: 5,
+        confidence: 0.4,
+        price: null,
+      },
+    ],
+    model: 'offline',
+  };
+  const [productJob] = await sql`INSERT INTO product_recognition_jobs (user_id, status, job_type, result)
+    VALUES (${session.user.id}, 'done', 'receipt', ${sql.json(productResult)}) RETURNING id`;
+  const ru = { 'accept-language': 'ru' };
+
+  t.equal(
+    (await a({ method: 'GET', url: `/ai/jobs/${dishJob!.id}`, headers: ru })).json().result.dishes[0].name,
+    'Борщ',
+  );
+  t.equal((await a({ method: 'GET', url: `/ai/jobs/${dishJob!.id}` })).json().result.dishes[0].name, 'Borscht');
+  const product = (await a({ method: 'GET', url: `/ai/product-jobs/${productJob!.id}?lang=uk` })).json();
+  t.equal(product.result.items[0].name, 'Молоко 3,2%', "a catalog product in the reader's language");
+  t.equal(product.result.items[1].name, 'Mystery snack', 'a name without a product stays as recognised');
+  const history = (await a({ method: 'GET', url: '/ai/product-jobs/history', headers: ru })).json();
+  t.equal(history.items[0].result.items[0].name, 'Молоко 3,2%');
+
+  const stream = await readStream(`${url}/ai/jobs/${dishJob!.id}/stream?lang=ru`, session.access_token, 5_000);
+  t.equal(stream.events.at(-1)?.data.result.dishes[0].name, 'Борщ', 'and over its stream');
+});

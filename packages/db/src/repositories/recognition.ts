@@ -38,9 +38,14 @@ const TABLE: Record<RecognitionKind, string> = { dish: 'dish_recognition_jobs', 
 type Read = { job: JobRow };
 const jobs = (rows: Read[]) => rows.map((r) => r.job);
 
-/** The job as the API sends it, built by the SQL function the status trigger uses too (migration 0012). */
-const COLUMNS = (sql: Queryable, kind: RecognitionKind) =>
-  kind === 'dish' ? sql`dish_job_json(j) AS job` : sql`product_job_json(j) AS job`;
+/**
+ * The job as the API sends it, built by the SQL function the status trigger uses too (migrations 0012, 0013); with a
+ * language, the catalog names in its result are that language's.
+ */
+const COLUMNS = (sql: Queryable, kind: RecognitionKind, language: string | null = null) =>
+  kind === 'dish'
+    ? sql`dish_job_json(j, ${language}::text) AS job`
+    : sql`product_job_json(j, ${language}::text) AS job`;
 
 /** Recognition jobs and their images; the API reads them scoped by the user, workers by id. */
 export function recognitionRepository(sql: Queryable) {
@@ -101,9 +106,14 @@ export function recognitionRepository(sql: Queryable) {
       return { id: job.id, plan: job.plan, ahead: job.ahead, avgSeconds: job.avg_seconds };
     },
 
-    async get(kind: RecognitionKind, userId: string, jobId: string): Promise<JobRow | null> {
+    async get(
+      kind: RecognitionKind,
+      userId: string,
+      jobId: string,
+      language: string | null = null,
+    ): Promise<JobRow | null> {
       const [row] = await sql<Read[]>`
-        SELECT ${COLUMNS(sql, kind)} FROM ${sql(TABLE[kind])} j WHERE id = ${jobId} AND user_id = ${userId}`;
+        SELECT ${COLUMNS(sql, kind, language)} FROM ${sql(TABLE[kind])} j WHERE id = ${jobId} AND user_id = ${userId}`;
       return row?.job ?? null;
     },
 
@@ -121,28 +131,28 @@ export function recognitionRepository(sql: Queryable) {
     },
 
     /** The user's dish jobs submitted since `since` (the start of their today) that no diary entry links yet. */
-    async unlinkedDishJobsSince(userId: string, since: Date): Promise<JobRow[]> {
+    async unlinkedDishJobsSince(userId: string, since: Date, language: string): Promise<JobRow[]> {
       return jobs(
         await sql<Read[]>`
-        SELECT ${COLUMNS(sql, 'dish')} FROM dish_recognition_jobs j
+        SELECT ${COLUMNS(sql, 'dish', language)} FROM dish_recognition_jobs j
         WHERE j.user_id = ${userId} AND j.created_at >= ${since}
           AND NOT EXISTS (SELECT 1 FROM meal_diary d WHERE d.job_id = j.id)
         ORDER BY j.created_at DESC`,
       );
     },
 
-    async productJobsSince(userId: string, since: Date): Promise<JobRow[]> {
+    async productJobsSince(userId: string, since: Date, language: string): Promise<JobRow[]> {
       return jobs(
         await sql<Read[]>`
-        SELECT ${COLUMNS(sql, 'product')} FROM product_recognition_jobs j
+        SELECT ${COLUMNS(sql, 'product', language)} FROM product_recognition_jobs j
         WHERE user_id = ${userId} AND created_at > ${since} ORDER BY created_at DESC`,
       );
     },
 
-    async productJobHistory(userId: string, limit: number, beforeId?: string): Promise<JobRow[]> {
+    async productJobHistory(userId: string, language: string, limit: number, beforeId?: string): Promise<JobRow[]> {
       return jobs(
         await sql<Read[]>`
-        SELECT ${COLUMNS(sql, 'product')} FROM product_recognition_jobs j
+        SELECT ${COLUMNS(sql, 'product', language)} FROM product_recognition_jobs j
         WHERE user_id = ${userId} ${beforeId ? sql`AND id < ${beforeId}` : sql``}
         ORDER BY id DESC LIMIT ${limit}`,
       );

@@ -148,8 +148,9 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
   // Rows carry the job's JSON columns as stored; the response schemas of the routes check and shape them.
   const asDishJob = (row: JobRow) => row as unknown as Static<typeof DishJob>;
   const asProductJob = (row: JobRow) => row as unknown as Static<typeof ProductJob>;
-  const findJob = async (kind: RecognitionKind, userId: string, id: string) => {
-    const job = await jobs.get(kind, userId, id);
+  /** The user's job, with the catalog names in its result in the request language. */
+  const findJob = async (kind: RecognitionKind, userId: string, id: string, language: string) => {
+    const job = await jobs.get(kind, userId, id, language);
     if (!job) throw notFound(kind === 'dish' ? 'Dish job' : 'Product job');
     return job;
   };
@@ -157,7 +158,8 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
   /** Current state first, then every change, until done or failed; another user's job is a 404 before any stream. */
   const stream =
     (kind: RecognitionKind) => async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
-      const job = await findJob(kind, request.user.id, request.params.id);
+      const userId = request.user.id;
+      const job = await findJob(kind, userId, request.params.id, request.language);
       const events = openEventStream(request, reply);
       let last = '';
       const send = (state: JobState) => {
@@ -168,11 +170,20 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
         events.send('status', state.json);
         if (TERMINAL.has(state.status)) events.close();
       };
-      events.onClose(app.jobEvents.watch(kind, job.id, send));
+      // A finished job is read again in the stream's language: notifications carry its names as stored.
+      const read = () => jobs.get(kind, userId, job.id, request.language);
+      const deliver = (state: JobState) => {
+        if (state.status !== 'done') return send(state);
+        read().then(
+          (row) => send(row ? jobState(row) : state),
+          () => send(state),
+        );
+      };
+      events.onClose(app.jobEvents.watch(kind, job.id, deliver));
       // Re-read after subscribing: a change between the first read and the subscription is not lost.
       send(jobState(job));
       if (!events.closed) {
-        const fresh = await jobs.byId(kind, job.id);
+        const fresh = await read();
         if (fresh) send(jobState(fresh));
       }
     };
@@ -192,7 +203,9 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
     async (request) => {
       const { zone, today } = await app.userTime(request);
       return {
-        items: (await jobs.unlinkedDishJobsSince(request.user.id, startOfDayIn(zone, today))).map(asDishJob),
+        items: (await jobs.unlinkedDishJobsSince(request.user.id, startOfDayIn(zone, today), request.language)).map(
+          asDishJob,
+        ),
         next_cursor: null,
       };
     },
@@ -208,7 +221,7 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
         response: { 200: DishJob, ...errors(400, 401, 404) },
       },
     },
-    async (request) => asDishJob(await findJob('dish', request.user.id, request.params.id)),
+    async (request) => asDishJob(await findJob('dish', request.user.id, request.params.id, request.language)),
   );
 
   app.get(
@@ -239,7 +252,8 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
     },
     async (request) => {
       const since = new Date(app.now().getTime() - 24 * 3600_000);
-      return { items: (await jobs.productJobsSince(request.user.id, since)).map(asProductJob), next_cursor: null };
+      const items = (await jobs.productJobsSince(request.user.id, since, request.language)).map(asProductJob);
+      return { items, next_cursor: null };
     },
   );
 
@@ -258,7 +272,12 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
     },
     async (request) => {
       const limit = request.query.limit ?? 20;
-      const rows = await jobs.productJobHistory(request.user.id, limit + 1, decodeCursor(request.query.cursor, isUuid));
+      const rows = await jobs.productJobHistory(
+        request.user.id,
+        request.language,
+        limit + 1,
+        decodeCursor(request.query.cursor, isUuid),
+      );
       const items = rows.slice(0, limit).map(asProductJob);
       return { items, next_cursor: rows.length > limit ? encodeCursor(items.at(-1)!.id) : null };
     },
@@ -274,7 +293,7 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
         response: { 200: ProductJob, ...errors(400, 401, 404) },
       },
     },
-    async (request) => asProductJob(await findJob('product', request.user.id, request.params.id)),
+    async (request) => asProductJob(await findJob('product', request.user.id, request.params.id, request.language)),
   );
 
   app.get(
