@@ -7,6 +7,7 @@ import { Compile } from 'typebox/compile';
 import type { TSchema } from 'typebox';
 import { splitList, type Config } from './config.ts';
 import { ErrorSchema } from './schemas.ts';
+import { HttpError } from './errors.ts';
 import { noopVerifier } from './identity/noop.ts';
 import { oidcVerifier, wellKnownProviders, type OidcProvider } from './identity/oidc.ts';
 import type { IdentityVerifier } from './identity/verifier.ts';
@@ -164,6 +165,8 @@ export async function buildApp(config: Config, options: AppOptions = {}) {
     requestTimeout: 120_000,
     routerOptions: { maxParamLength: 500 },
     ajv: { customOptions: { removeAdditional: false } },
+    // Requests that arrive while the server closes get the contract's 503 from the hook below, not Fastify's.
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.addSchema(ErrorSchema);
@@ -215,8 +218,18 @@ export async function buildApp(config: Config, options: AppOptions = {}) {
     if (app.draining) reply.header('connection', 'close');
     done(null, payload);
   });
-  // Open streams are told to reconnect (elsewhere) before the server waits for connections to end.
-  app.addHook('preClose', async () => closeAllStreams());
+  // Open streams are told to reconnect (elsewhere) before the server waits for connections to end, and a request that
+  // arrives on a kept-alive connection meanwhile is answered in the contract's shape and told to close it.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+    closeAllStreams();
+  });
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!closing) return done();
+    reply.header('connection', 'close');
+    done(new HttpError(503, 'shutting_down', 'The server is shutting down, retry shortly', undefined, 1));
+  });
 
   await app.register(systemRoutes, { version: VERSION });
   await app.register(authRoutes, { verifier: options.verifier ?? identityVerifier(config), secret: config.JWT_SECRET });

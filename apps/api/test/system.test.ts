@@ -1,4 +1,5 @@
 import t from 'tap';
+import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import { as, assertError, buildTestApp, login } from './helpers.ts';
 
@@ -188,3 +189,25 @@ t.test('the OpenAPI document lists every route with its schemas', async (t) => {
   t.ok(doc.paths['/profile'].put.requestBody, 'bodies are documented');
   t.equal((await app.inject({ method: 'GET', url: '/docs' })).statusCode < 400, true, '/docs is browsable');
 });
+
+t.test(
+  'a request arriving while the server closes: 503 shutting_down in the contract shape, Connection: close',
+  async (t) => {
+    const { app } = await buildTestApp(t);
+    // Holds the close between "closing" and "no longer listening", where a load balancer may still send requests.
+    let reopen!: () => void;
+    const held = new Promise<void>((resolve) => (reopen = resolve));
+    app.addHook('preClose', () => held);
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    const closed = app.close();
+    const late = await fetch(`${url}/health/live`, { headers: { 'x-request-id': 'late-1' } });
+    t.equal(late.status, 503);
+    t.equal(late.headers.get('retry-after'), '1');
+    t.equal(late.headers.get('connection'), 'close', 'the client is told to reconnect elsewhere');
+    const body = await late.json();
+    t.match(body, { statusCode: 503, error: String, code: 'shutting_down', message: String, request_id: 'late-1' });
+    reopen();
+    await closed;
+  },
+);
