@@ -75,7 +75,7 @@ export const ConfigSchema = Type.Object({
     minimum: 1,
     maximum: 10_000,
     default: 5,
-    description: 'dish jobs processed at once across all dish workers (for estimated_seconds)',
+    description: 'dish jobs processed at once across all dish workers (for estimated_seconds; more when seen busy)',
   }),
   PRODUCT_WORKER_CAPACITY: Type.Integer({
     minimum: 1,

@@ -2,10 +2,12 @@
 export const DEFAULT_JOB_SECONDS = 5;
 
 /**
- * Seconds until a job is done: the jobs ahead of it and itself, at the recent mean processing time, shared among
- * the workers' slots. Rounded up: an estimate of 0 would read as "already done".
+ * Seconds until a job is done: the jobs ahead of it leave in rounds of `workerSlots` at a time, then the job itself
+ * takes one processing time. A job alone in the queue waits one whole processing time however many slots are idle.
+ * Rounded up: an estimate of 0 would read as "already done".
  */
 export function estimatedSeconds(ahead: number, meanSeconds: number | null, workerSlots: number): number {
   const perJob = meanSeconds ?? DEFAULT_JOB_SECONDS;
-  return Math.ceil(((ahead + 1) * perJob) / Math.max(1, workerSlots));
+  const rounds = Math.floor(Math.max(0, ahead) / Math.max(1, workerSlots)) + 1;
+  return Math.max(1, Math.ceil(rounds * perJob));
 }

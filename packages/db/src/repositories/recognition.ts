@@ -53,17 +53,22 @@ export function recognitionRepository(sql: Queryable) {
     /**
      * The job row with the user's current plan and its images, the wake-up call to idle workers (sent on commit), and
      * what the client is told about its wait: one statement of the caller's transaction (the queue entry goes in the
-     * same one). Image ids are drawn first, so the job row carries its image references. `ahead` counts the queued
-     * jobs that will be taken first (every paid one, and for a free job every free one too: all were submitted
-     * earlier); `avgSeconds` is the mean processing time of the last 50 done jobs.
+     * same one). Image ids are drawn first, so the job row carries its image references.
+     *
+     * `ahead` counts the jobs that will be taken first, in the paid-first order: the tickets of the job's plan issued
+     * before its own and not yet taken, and for a free job every paid ticket not yet taken. Tickets (see
+     * `queueSeq`) count submissions that are not committed yet, so a burst gets distinct, consecutive positions.
+     * `avgSeconds` is the processing time of the jobs finished in the last 15 minutes, weighted by recency (half the
+     * weight every ~83 s), or of the last 50 when none finished lately; `processing` is the slots in use now.
      */
     async create(
       kind: RecognitionKind,
       userId: string,
       fields: { jobType?: ProductJobType; targetDate?: string | null; targetMealType?: string | null },
       images: UploadedImage[],
-    ): Promise<{ id: string; plan: Plan; ahead: number; avgSeconds: number | null }> {
+    ): Promise<{ id: string; plan: Plan; ahead: number; avgSeconds: number | null; processing: number }> {
       const table = sql(TABLE[kind]);
+      const tickets = (plan: Plan) => `${kind}_jobs_${plan}_tickets`;
       const rows = images
         .map(
           (img, position) =>
@@ -77,33 +82,55 @@ export function recognitionRepository(sql: Queryable) {
               sql`${fields.targetDate ?? null}::date, ${fields.targetMealType ?? null}::text`,
             ]
           : [sql`job_type`, sql`${fields.jobType!}::text`];
-      const [job] = await sql<{ id: string; plan: Plan; ahead: number; avg_seconds: number | null }[]>`
+      const [job] = await sql<
+        { id: string; plan: Plan; ahead: number; avg_seconds: number | null; processing: number }[]
+      >`
         WITH img AS (
           SELECT uuidv7() AS id, v.* FROM (VALUES ${rows}) AS v(position, content_type, byte_size, data)
         ),
         job AS (
-          INSERT INTO ${table} (user_id, plan, ${columns}, images)
+          INSERT INTO ${table} (user_id, plan, ${columns}, images, queue_seq)
           SELECT u.id, u.plan, ${values},
                  (SELECT jsonb_agg(jsonb_build_object('id', id, 'content_type', content_type, 'byte_size', byte_size)
-                   ORDER BY position) FROM img)
+                   ORDER BY position) FROM img),
+                 CASE WHEN u.plan = 'paid' THEN nextval(${tickets('paid')}::regclass)
+                      ELSE nextval(${tickets('free')}::regclass) END
           FROM users u WHERE u.id = ${userId}
-          RETURNING id, plan
+          RETURNING id, plan, queue_seq
         ),
         stored AS (
           INSERT INTO job_images (id, ${sql(kind === 'dish' ? 'dish_job_id' : 'product_job_id')}, position,
             content_type, byte_size, data)
           SELECT img.id, job.id, img.position, img.content_type, img.byte_size, img.data FROM img, job
+        ),
+        taken AS (
+          SELECT p.plan, COALESCE((SELECT max(queue_seq) FROM ${table} t WHERE t.plan = p.plan AND t.status <> 'queued'),
+                                  0) AS last
+          FROM (VALUES ('free'), ('paid')) AS p(plan)
+        ),
+        paid_issued AS (
+          SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS last FROM ${sql(tickets('paid'))}
         )
         SELECT job.id, job.plan, pg_notify(${SUBMITTED_CHANNEL}, ${kind}),
-               (SELECT count(*)::int FROM ${table} q WHERE q.status = 'queued' AND (q.plan = 'paid' OR job.plan =
-                 'free')) AS ahead,
-               (SELECT avg(extract(epoch FROM finished_at - started_at))::float8 FROM (
-                  SELECT finished_at, started_at FROM ${table}
-                  WHERE status = 'done' AND started_at IS NOT NULL ORDER BY finished_at DESC NULLS LAST LIMIT 50)
-                    recent) AS avg_seconds
+               (greatest(0, job.queue_seq - 1 - (SELECT last FROM taken WHERE taken.plan = job.plan))
+                + CASE WHEN job.plan = 'free'
+                    THEN greatest(0, (SELECT last FROM paid_issued) - (SELECT last FROM taken WHERE plan = 'paid'))
+                    ELSE 0 END)::int AS ahead,
+               COALESCE(
+                 (SELECT sum(seconds * weight) / sum(weight) FROM (
+                    SELECT extract(epoch FROM finished_at - started_at)::float8 AS seconds,
+                           exp(-extract(epoch FROM now() - finished_at)::float8 / 120) AS weight
+                    FROM ${table}
+                    WHERE status = 'done' AND started_at IS NOT NULL AND finished_at > now() - interval '15 minutes'
+                    ORDER BY finished_at DESC LIMIT 200) recent),
+                 (SELECT avg(extract(epoch FROM finished_at - started_at))::float8 FROM (
+                    SELECT finished_at, started_at FROM ${table}
+                    WHERE status = 'done' AND started_at IS NOT NULL ORDER BY finished_at DESC LIMIT 50) latest)
+               ) AS avg_seconds,
+               (SELECT count(*)::int FROM ${table} WHERE status = 'processing') AS processing
         FROM job`;
       if (!job) throw new Error(`no user ${userId} to submit a job for`);
-      return { id: job.id, plan: job.plan, ahead: job.ahead, avgSeconds: job.avg_seconds };
+      return { id: job.id, plan: job.plan, ahead: job.ahead, avgSeconds: job.avg_seconds, processing: job.processing };
     },
 
     async get(

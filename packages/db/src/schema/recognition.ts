@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, date, index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { bigint, check, date, index, integer, jsonb, pgSequence, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import {
   bytea,
   createdAt,
@@ -35,12 +35,24 @@ const jobColumns = () => ({
   images: jsonb().$type<ImageRef[]>().notNull().default([]),
   result: jsonb(),
   error: jsonb().$type<JobError>(),
+  /**
+   * The job's ticket in its plan's line (a sequence per queue and plan, drawn at submission): the jobs ahead of a new
+   * one are counted from ticket numbers, which concurrent submissions never share, rather than from rows, which
+   * uncommitted submissions do not see yet.
+   */
+  queueSeq: bigint({ mode: 'number' }),
   attempts: integer().notNull().default(0),
   startedAt: timestamptz(),
   finishedAt: timestamptz(),
   createdAt: createdAt(),
   updatedAt: timestamptz().notNull().defaultNow(),
 });
+
+// Ticket sequences of the recognition queues, one per queue and plan (see `queueSeq`).
+export const dishJobsFreeTickets = pgSequence('dish_jobs_free_tickets');
+export const dishJobsPaidTickets = pgSequence('dish_jobs_paid_tickets');
+export const productJobsFreeTickets = pgSequence('product_jobs_free_tickets');
+export const productJobsPaidTickets = pgSequence('product_jobs_paid_tickets');
 
 export const dishRecognitionJobs = pgTable(
   'dish_recognition_jobs',
@@ -51,8 +63,9 @@ export const dishRecognitionJobs = pgTable(
   },
   (t) => [
     index('dish_jobs_user_created_idx').on(t.userId, t.createdAt),
-    // The queue estimate of every submission counts the queued jobs ahead and averages the latest finished ones.
-    index('dish_jobs_queued_idx').on(t.plan, t.createdAt).where(sql`status = 'queued'`),
+    // The last ticket taken per plan, and the jobs being processed (the workers' slots in use).
+    index('dish_jobs_taken_idx').on(t.plan, t.queueSeq).where(sql`status <> 'queued'`),
+    index('dish_jobs_processing_idx').on(t.plan).where(sql`status = 'processing'`),
     index('dish_jobs_finished_idx').on(t.finishedAt.desc()).where(sql`status = 'done'`),
     check('dish_jobs_status_check', oneOf('status', JOB_STATUSES)),
     check('dish_jobs_plan_check', oneOf('plan', PLANS)),
@@ -71,7 +84,9 @@ export const productRecognitionJobs = pgTable(
   },
   (t) => [
     index('product_jobs_user_created_idx').on(t.userId, t.createdAt),
-    index('product_jobs_queued_idx').on(t.plan, t.createdAt).where(sql`status = 'queued'`),
+    // The last ticket taken per plan, and the jobs being processed (the workers' slots in use).
+    index('product_jobs_taken_idx').on(t.plan, t.queueSeq).where(sql`status <> 'queued'`),
+    index('product_jobs_processing_idx').on(t.plan).where(sql`status = 'processing'`),
     index('product_jobs_finished_idx').on(t.finishedAt.desc()).where(sql`status = 'done'`),
     check('product_jobs_status_check', oneOf('status', JOB_STATUSES)),
     check('product_jobs_plan_check', oneOf('plan', PLANS)),

@@ -60,12 +60,16 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
   ) {
     const job = await recognitionRepository(tx).create(kind, userId, fields, images);
     await enqueueRecognition(app.boss, tx, kind, job.plan, job.id);
-    const workers = kind === 'dish' ? config.DISH_WORKER_CAPACITY : config.PRODUCT_WORKER_CAPACITY;
+    // One worker's slots as configured, or every replica's as seen now: the jobs being processed at this moment.
+    const slots = Math.max(
+      kind === 'dish' ? config.DISH_WORKER_CAPACITY : config.PRODUCT_WORKER_CAPACITY,
+      job.processing,
+    );
     return {
       job_id: job.id,
       status: 'queued' as const,
       queue_position: job.ahead,
-      estimated_seconds: estimatedSeconds(job.ahead, job.avgSeconds, workers),
+      estimated_seconds: estimatedSeconds(job.ahead, job.avgSeconds, slots),
     };
   }
 
