@@ -39,7 +39,7 @@ t.test('the quick benchmark runs end to end and reports every figure', async (t)
     goal: string;
     met: boolean | null;
   }[];
-  t.same([...new Set(rows.map((r) => r.id))].sort(), ['api', 'import', 'menu', 'queue', 'search', 'sse']);
+  t.same([...new Set(rows.map((r) => r.id))].sort(), ['api', 'import', 'menu', 'queue', 'search', 'sse', 'uploads']);
   for (const row of rows) {
     t.ok(Number.isFinite(row.value), `${row.id}: a number`);
     t.type(row.met, 'boolean');

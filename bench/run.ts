@@ -10,6 +10,7 @@ import { searchBench } from './search.ts';
 import { queueBench } from './queue.ts';
 import { sseBench } from './sse.ts';
 import { menuBench } from './menu.ts';
+import { uploadBench } from './uploads.ts';
 import { root, type Row } from './lib.ts';
 
 /**
@@ -20,8 +21,15 @@ const quick = process.argv.includes('--quick');
 const outArg = process.argv.indexOf('--out');
 const out = outArg > 0 ? process.argv[outArg + 1]! : join(root, 'bench/results/latest.json');
 const sizes = quick
-  ? { apiSeconds: 2, importRows: 20_000, queries: 100, jobs: 300, pickups: 10, streams: 300, menuRuns: 3 }
-  : { apiSeconds: 10, importRows: 1_000_000, queries: 500, jobs: 10_000, pickups: 30, streams: 10_000, menuRuns: 5 };
+  ? {
+      ...{ apiSeconds: 2, importRows: 20_000, queries: 100, jobs: 300, pickups: 10, streams: 300, menuRuns: 3 },
+      uploads: { images: 2, parallel: 2, idleSeconds: 2 },
+    }
+  : {
+      ...{ apiSeconds: 10, importRows: 1_000_000, queries: 500, jobs: 10_000, pickups: 30, streams: 10_000 },
+      menuRuns: 5,
+      uploads: { images: 10, parallel: 5, idleSeconds: 60 },
+    };
 
 const dir = await mkdtemp(join(tmpdir(), 'nutrition-bench-'));
 const pg = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), persistent: false });
@@ -60,6 +68,7 @@ try {
   await step('search', () => searchBench(url, sizes.queries));
   await step('queue', () => queueBench(url, sizes.jobs, sizes.pickups));
   await step('sse', () => sseBench(url, sizes.streams));
+  await step('uploads', () => uploadBench(url, sizes.uploads));
 } finally {
   await pg.stop();
   await rm(dir, { recursive: true, force: true });

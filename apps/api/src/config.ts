@@ -83,6 +83,12 @@ export const ConfigSchema = Type.Object({
     default: 5,
     description: 'product jobs processed at once across all product workers',
   }),
+  UPLOAD_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 64,
+    default: 2,
+    description: 'photo uploads over 1 MiB read and decoded at once per API process (more: 503 busy)',
+  }),
   RATE_LIMIT_PER_MINUTE: Type.Integer({
     minimum: 1,
     default: 600,

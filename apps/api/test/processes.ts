@@ -3,6 +3,7 @@ import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
 import { freePort } from '@nutrition/db';
+import sharp from 'sharp';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -107,11 +108,31 @@ export function readStream(
   });
 }
 
-/** A JPEG as far as magic bytes go, different for each seed. */
-export function fakeJpeg(seed: number, size = 2048): Buffer {
-  const body = Buffer.alloc(size);
-  for (let i = 0; i < size; i++) body[i] = (seed * 31 + i * 7) % 256;
-  return Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), body]);
+/** Distinct real photos: 16 × 16 JPEGs whose 2 × 2 blocks spell the seed in black and white, which survives
+ * re-encoding. Built once, at load, because tests build their requests synchronously. */
+const PHOTOS = await Promise.all(
+  Array.from({ length: 1024 }, (_, seed) => {
+    const raw = Buffer.alloc(16 * 16 * 3);
+    for (let p = 0; p < 256; p++) {
+      const block = Math.floor(p / 32) * 8 + Math.floor((p % 16) / 2);
+      // Low bits spell the seed; the rest a fixed pattern, so no photo is all black.
+      const bit = block < 10 ? (seed >> block) & 1 : block % 3 === 0 ? 1 : 0;
+      raw.fill(bit ? 255 : 0, p * 3, p * 3 + 3);
+    }
+    return sharp(raw, { raw: { width: 16, height: 16, channels: 3 } })
+      .jpeg({ quality: 90 })
+      .toBuffer();
+  }),
+);
+
+/**
+ * A decodable JPEG, different for each seed below 1024; with `size`, padded after its end marker to `size` + 4 bytes
+ * (decoders ignore what follows the image), for the size limits.
+ */
+export function fakeJpeg(seed: number, size?: number): Buffer {
+  const photo = PHOTOS[Math.abs(Math.floor(seed)) % PHOTOS.length]!;
+  if (size === undefined || size + 4 <= photo.length) return photo;
+  return Buffer.concat([photo, Buffer.alloc(size + 4 - photo.length)]);
 }
 
 export async function api(url: string, token: string | null, method: string, path: string, body?: unknown) {

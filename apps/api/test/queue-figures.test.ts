@@ -31,7 +31,7 @@ t.test('a burst of submissions gets distinct, consecutive queue positions in the
   t.equal(late.json().queue_position, 31, 'a new free job waits behind the 30 free jobs and the paid one');
 
   // A worker takes the paid job and the first five free jobs (as the worker does: queued → processing).
-  const jobs = recognitionRepository(sql);
+  const jobs = recognitionRepository(app.sql);
   const order = await sql<{ id: string }[]>`
     SELECT id FROM dish_recognition_jobs ORDER BY plan = 'paid' DESC, queue_seq LIMIT 6`;
   for (const { id } of order) await jobs.start('dish', id);
@@ -42,7 +42,8 @@ t.test('a burst of submissions gets distinct, consecutive queue positions in the
 t.test('the estimate follows the recent processing speed, not the history', async (t) => {
   const { app, sql } = await buildTestApp(t, { DISH_WORKER_CAPACITY: '2' });
   const alice = await login(app, 'alice');
-  const [{ id: userId }] = await sql<{ id: string }[]>`SELECT id FROM users WHERE external_subject = 'alice'`;
+  const [user] = await sql<{ id: string }[]>`SELECT id FROM users WHERE external_subject = 'alice'`;
+  const userId = user!.id;
   // A long history of fast jobs (0.2 s), finished an hour ago.
   await sql`
     INSERT INTO dish_recognition_jobs (user_id, status, started_at, finished_at)

@@ -53,7 +53,7 @@ export function recognitionRepository(sql: Queryable) {
     /**
      * The job row with the user's current plan and its images, the wake-up call to idle workers (sent on commit), and
      * what the client is told about its wait: one statement of the caller's transaction (the queue entry goes in the
-     * same one). Image ids are drawn first, so the job row carries its image references.
+     * same one). Image ids are drawn first, so the job row carries its image references; the photos follow.
      *
      * `ahead` counts the jobs that will be taken first, in the paid-first order: the tickets of the job's plan issued
      * before its own and not yet taken, and for a free job every paid ticket not yet taken. Tickets (see
@@ -70,10 +70,7 @@ export function recognitionRepository(sql: Queryable) {
       const table = sql(TABLE[kind]);
       const tickets = (plan: Plan) => `${kind}_jobs_${plan}_tickets`;
       const rows = images
-        .map(
-          (img, position) =>
-            sql`(${position}::int, ${img.contentType}::text, ${img.data.length}::int, ${img.data}::bytea)`,
-        )
+        .map((img, position) => sql`(${position}::int, ${img.contentType}::text, ${img.data.length}::int)`)
         .reduce((all, row) => sql`${all}, ${row}`);
       const [columns, values] =
         kind === 'dish'
@@ -83,10 +80,17 @@ export function recognitionRepository(sql: Queryable) {
             ]
           : [sql`job_type`, sql`${fields.jobType!}::text`];
       const [job] = await sql<
-        { id: string; plan: Plan; ahead: number; avg_seconds: number | null; processing: number }[]
+        {
+          id: string;
+          plan: Plan;
+          image_ids: string[];
+          ahead: number;
+          avg_seconds: number | null;
+          processing: number;
+        }[]
       >`
         WITH img AS (
-          SELECT uuidv7() AS id, v.* FROM (VALUES ${rows}) AS v(position, content_type, byte_size, data)
+          SELECT uuidv7() AS id, v.* FROM (VALUES ${rows}) AS v(position, content_type, byte_size)
         ),
         job AS (
           INSERT INTO ${table} (user_id, plan, ${columns}, images, queue_seq)
@@ -98,20 +102,17 @@ export function recognitionRepository(sql: Queryable) {
           FROM users u WHERE u.id = ${userId}
           RETURNING id, plan, queue_seq
         ),
-        stored AS (
-          INSERT INTO job_images (id, ${sql(kind === 'dish' ? 'dish_job_id' : 'product_job_id')}, position,
-            content_type, byte_size, data)
-          SELECT img.id, job.id, img.position, img.content_type, img.byte_size, img.data FROM img, job
-        ),
         taken AS (
-          SELECT p.plan, COALESCE((SELECT max(queue_seq) FROM ${table} t WHERE t.plan = p.plan AND t.status <> 'queued'),
-                                  0) AS last
+          SELECT p.plan,
+                 COALESCE((SELECT max(queue_seq) FROM ${table} t WHERE t.plan = p.plan AND t.status <> 'queued'), 0)
+                   AS last
           FROM (VALUES ('free'), ('paid')) AS p(plan)
         ),
         paid_issued AS (
           SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS last FROM ${sql(tickets('paid'))}
         )
         SELECT job.id, job.plan, pg_notify(${SUBMITTED_CHANNEL}, ${kind}),
+               (SELECT array_agg(img.id ORDER BY position) FROM img) AS image_ids,
                (greatest(0, job.queue_seq - 1 - (SELECT last FROM taken WHERE taken.plan = job.plan))
                 + CASE WHEN job.plan = 'free'
                     THEN greatest(0, (SELECT last FROM paid_issued) - (SELECT last FROM taken WHERE plan = 'paid'))
@@ -130,6 +131,14 @@ export function recognitionRepository(sql: Queryable) {
                (SELECT count(*)::int FROM ${table} WHERE status = 'processing') AS processing
         FROM job`;
       if (!job) throw new Error(`no user ${userId} to submit a job for`);
+      // A statement per photo: the driver sends bytea as hex text, so one statement for ten photos would hold all of
+      // them twice over in memory at once.
+      const jobColumn = sql(kind === 'dish' ? 'dish_job_id' : 'product_job_id');
+      for (const [position, img] of images.entries())
+        await sql`
+          INSERT INTO job_images (id, ${jobColumn}, position, content_type, byte_size, data)
+          VALUES (${job.image_ids[position]!}, ${job.id}, ${position}, ${img.contentType}, ${img.data.length},
+                  ${img.data})`;
       return { id: job.id, plan: job.plan, ahead: job.ahead, avgSeconds: job.avg_seconds, processing: job.processing };
     },
 

@@ -14,6 +14,7 @@ import { jobState, type JobState } from '../../plugins/events.ts';
 import { fingerprint, idempotent } from '../../idempotency.ts';
 import type { Config } from '../../config.ts';
 import { readSubmission } from './upload.ts';
+import { uploadSlots } from '../../upload-slots.ts';
 import {
   Accepted,
   ApplyBody,
@@ -44,6 +45,11 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
   const jobs = recognitionRepository(app.sql);
   const pantry = pantryRepository(app.sql);
   app.addHook('onRequest', app.authenticate);
+  const slots = uploadSlots(config.UPLOAD_CONCURRENCY);
+  // Taken before the body is read (routes' preParsing below), given back however the request ends.
+  const takeSlot = async (request: FastifyRequest) => slots.acquire(request);
+  app.addHook('onResponse', async (request) => slots.release(request));
+  app.addHook('onRequestAbort', async (request) => slots.release(request));
   // A submission is a model call: counted before its body (up to a hundred megabytes) is read.
   const modelBudget = (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
     app.spendModelBudget(request);
@@ -79,13 +85,17 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
       bodyLimit: bodyLimitFor(1),
       validatorCompiler: jsonBodyOnly,
       onRequest: modelBudget,
+      preParsing: takeSlot,
       schema: {
         tags: ['recognition'],
         summary: 'Recognise a dish on one photo (multipart or JSON/base64)',
-        description: 'JPEG, PNG, WebP or HEIC by magic bytes (else 415), at most 8 MiB (else 413).',
+        description:
+          'JPEG, PNG or WebP by magic bytes (else 415; HEIC is recognised and refused with 415), at most 8 MiB ' +
+          '(else 413). The photo is stored normalised: upright, at most 2048 px, JPEG, without metadata (GPS). ' +
+          'Large uploads beyond the per-process limit are answered 503 busy with Retry-After.',
         ...MULTIPART,
         body: DishSubmission,
-        response: { 202: Accepted, ...errors(400, 401, 409, 413, 415, 429) },
+        response: { 202: Accepted, ...errors(400, 401, 409, 413, 415, 429, 503) },
       },
     },
     async (request, reply) => {
@@ -121,6 +131,7 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
         bodyLimit: bodyLimitFor(MAX_IMAGES),
         validatorCompiler: jsonBodyOnly,
         onRequest: modelBudget,
+        preParsing: takeSlot,
         schema: {
           tags: ['recognition'],
           summary,
@@ -128,7 +139,7 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
             'Multipart file fields `images` or JSON `images`; the photos are recognised in parallel and merged.',
           ...MULTIPART,
           body: ProductSubmission,
-          response: { 202: Accepted, ...errors(400, 401, 409, 413, 415, 429) },
+          response: { 202: Accepted, ...errors(400, 401, 409, 413, 415, 429, 503) },
         },
       },
       async (request, reply) => {

@@ -1,23 +1,22 @@
 import type { FastifyRequest } from 'fastify';
 import type { UploadedImage } from '@nutrition/db/repositories';
-import { detectImageType } from '@nutrition/domain';
 import { badRequest, HttpError } from '../../errors.ts';
+import { normalisePhoto } from '../../images.ts';
 import { MAX_IMAGE_BYTES, MAX_IMAGES } from './schemas.ts';
 
 const tooLarge = () =>
   new HttpError(413, 'payload_too_large', `each image may be at most ${MAX_IMAGE_BYTES / 1024 / 1024} MiB`);
 
-/** An image is accepted by its magic bytes (JPEG, PNG, WebP, HEIC), whatever type the client declared. */
-function accept(data: Buffer): UploadedImage {
+/** An image within the size limit, normalised (see `normalisePhoto`). */
+async function accept(data: Buffer): Promise<UploadedImage> {
   if (data.length > MAX_IMAGE_BYTES) throw tooLarge();
-  const contentType = detectImageType(data);
-  if (!contentType) throw new HttpError(415, 'unsupported_media_type', 'images must be JPEG, PNG, WebP or HEIC');
-  return { contentType, data };
+  return normalisePhoto(data);
 }
 
 /**
  * The images and text fields of a submission, from multipart/form-data (file fields `image` / `images`) or from
- * the JSON form (`image` / `images` with base64 data), with the count between `min` and `max`.
+ * the JSON form (`image` / `images` with base64 data), with the count between `min` and `max`. The photos come back
+ * normalised: upright, at most 2048 px on the long edge, JPEG, without metadata.
  */
 export async function readSubmission(
   request: FastifyRequest,
@@ -32,10 +31,11 @@ export async function readSubmission(
       if (part.type === 'file') {
         if (part.fieldname !== 'image' && part.fieldname !== 'images')
           throw badRequest(`unexpected file field ${part.fieldname}`, 'validation_failed');
+        // One original at a time: each is decoded and shrunk before the next file is read.
         const data = await part.toBuffer();
         if (part.file.truncated) throw tooLarge();
         if (images.length >= count.max) throw badRequest(`at most ${count.max} image(s)`, 'too_many_images');
-        images.push(accept(data));
+        images.push(await accept(data));
       } else {
         fields[part.fieldname] = part.value;
       }
@@ -48,7 +48,7 @@ export async function readSubmission(
     for (const img of body.images ?? (body.image ? [body.image] : [])) {
       if (!/^[A-Za-z0-9+/\r\n]*={0,2}\s*$/.test(img.data_base64))
         throw badRequest('data_base64 is not base64', 'validation_failed');
-      images.push(accept(Buffer.from(img.data_base64, 'base64')));
+      images.push(await accept(Buffer.from(img.data_base64, 'base64')));
     }
   }
   if (images.length < count.min)
