@@ -195,6 +195,7 @@ export async function buildApp(config: Config, options: AppOptions = {}) {
     url: config.DATABASE_URL,
     poolSize: config.DATABASE_POOL_SIZE,
     transactionWaitMs: config.DATABASE_BUSY_WAIT_MS,
+    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
   });
   await app.register(profileReadsPlugin);
   await app.register(clockPlugin, { clock: options.clock });

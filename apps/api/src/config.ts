@@ -23,6 +23,12 @@ export const ConfigSchema = Type.Object({
     default: 10,
     description: 'connections per API process',
   }),
+  DATABASE_CONNECT_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 60_000,
+    default: 3000,
+    description: 'longest one database connection attempt takes: the bound on a request while the database is down',
+  }),
   DATABASE_BUSY_WAIT_MS: Type.Integer({
     minimum: 10,
     maximum: 60_000,

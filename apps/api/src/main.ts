@@ -13,6 +13,10 @@ try {
 }
 
 const app = await buildApp(config);
+// postgres.js can reject a query promise that no caller holds any more when PostgreSQL drops mid-burst (seen in the
+// outage test). Such a rejection is logged: the requests it belonged to were already answered 503, and ending the
+// process would turn a database blip into a restart of every pod.
+process.on('unhandledRejection', (err) => app.log.error({ err }, 'unhandled rejection'));
 await app.listen({ host: config.HOST, port: config.PORT });
 
 /**

@@ -22,15 +22,25 @@ declare module 'fastify' {
 
 /** The process's connection pools, closed when the app closes. */
 export default fp(
-  async (app: FastifyInstance, opts: { url: string; poolSize: number; transactionWaitMs: number }) => {
+  async (
+    app: FastifyInstance,
+    opts: { url: string; poolSize: number; transactionWaitMs: number; connectTimeoutMs: number },
+  ) => {
     const database = createDatabase(opts.url, {
       max: opts.poolSize,
       applicationName: 'nutrition-api',
       transactionWaitMs: opts.transactionWaitMs,
+      connectTimeoutMs: opts.connectTimeoutMs,
     });
-    const search = createDatabase(opts.url, { max: 4, prepare: false, applicationName: 'nutrition-api-search' });
+    const search = createDatabase(opts.url, {
+      max: 4,
+      prepare: false,
+      applicationName: 'nutrition-api-search',
+      connectTimeoutMs: opts.connectTimeoutMs,
+    });
     const productSearch = createDatabase(opts.url, {
       max: 4,
+      connectTimeoutMs: opts.connectTimeoutMs,
       genericPlans: true,
       applicationName: 'nutrition-api-product-search',
     });
