@@ -38,7 +38,6 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply) {
     'x-accel-buffering': 'no',
   });
   res.flushHeaders();
-  let sequence = 0;
   let closed = false;
   const cleanups: (() => void)[] = [];
   const ping = setInterval(() => res.write(': ping\n\n'), PING_MS);
@@ -72,11 +71,10 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply) {
   request.raw.on('close', () => close());
 
   return {
-    /** `json` is one line of JSON text. */
-    send(event: string, json: string) {
+    /** `json` is one line of JSON text; `id` names the state it carries, which a reconnecting client sends back. */
+    send(event: string, json: string, id: string) {
       if (closed) return;
-      sequence++;
-      res.write(`event: ${event}\nid: ${sequence}\ndata: ${json}\n\n`);
+      res.write(`event: ${event}\nid: ${id}\ndata: ${json}\n\n`);
     },
     onClose(cleanup: () => void) {
       if (closed) cleanup();

@@ -63,9 +63,11 @@ export function readStream(
   url: string,
   token: string,
   timeoutMs = 30_000,
+  headers: Record<string, string> = {},
 ): Promise<{ status: number; events: SseEvent[]; comments: string[] }> {
   return new Promise((resolve, reject) => {
-    const req = http.get(url, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } }, (res) => {
+    const options = { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...headers } };
+    const req = http.get(url, options, (res) => {
       const events: SseEvent[] = [];
       const comments: string[] = [];
       let buffer = '';

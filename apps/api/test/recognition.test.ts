@@ -327,3 +327,46 @@ t.test("job results are localised when read: catalog names in the reading reques
   const stream = await readStream(`${url}/ai/jobs/${dishJob!.id}/stream?lang=ru`, session.access_token, 5_000);
   t.equal(stream.events.at(-1)?.data.result.dishes[0].name, 'Борщ', 'and over its stream');
 });
+
+t.test('SSE event ids name job states: Last-Event-ID resumes without repeating what the client has', async (t) => {
+  const { app } = await buildTestApp(t);
+  const session = await login(app, 'alice');
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const job = (
+    await as(app, session)({ method: 'POST', url: '/ai/recognize-dish', payload: { image: imageJson(fakeJpeg(1)) } })
+  ).json();
+  const streamUrl = `${url}/ai/jobs/${job.job_id}/stream`;
+
+  // The first connection gets the queued state; the app then loses the connection.
+  const first = await readStream(streamUrl, session.access_token, 600).catch(() => null);
+  t.equal(first, null, 'a queued job keeps its stream open');
+  const jobs = recognitionRepository(app.sql);
+  const [row] = await app.sql<{ updated_at: Date }[]>`
+    SELECT updated_at FROM dish_recognition_jobs WHERE id = ${job.job_id}`;
+  const queuedId = `${row!.updated_at.getTime()}-queued`;
+
+  // Reconnecting with that id: the queued state is not sent again, the later ones are.
+  const resumed = readStream(streamUrl, session.access_token, 10_000, { 'last-event-id': queuedId });
+  await new Promise((r) => setTimeout(r, 300));
+  await jobs.start('dish', job.job_id);
+  await new Promise((r) => setTimeout(r, 100));
+  await jobs.finish('dish', job.job_id, { result: { dishes: [] } });
+  const { events } = await resumed;
+  t.same(
+    events.map((e) => e.data.status),
+    ['processing', 'done'],
+    'only what came after the state the client had',
+  );
+  t.match(events.at(-1)!.id, /^\d+-done$/);
+
+  // A client that already saw the final state is sent it once more, which ends the stream.
+  const again = await readStream(streamUrl, session.access_token, 5_000, { 'last-event-id': events.at(-1)!.id });
+  t.same(
+    again.events.map((e) => [e.id, e.data.status]),
+    [[events.at(-1)!.id, 'done']],
+  );
+  // A malformed id is ignored: the stream starts from the current state.
+  const junk = await readStream(streamUrl, session.access_token, 5_000, { 'last-event-id': '1-x; DROP' });
+  t.equal(junk.events.length, 1);
+});

@@ -176,13 +176,16 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
       const userId = request.user.id;
       const job = await findJob(kind, userId, request.params.id, request.language);
       const events = openEventStream(request, reply);
-      let last = '';
+      // Event ids name a job state (`<updated_at ms>-<status>`). A client reconnecting with `Last-Event-ID` is not sent
+      // that state again, only what came after; a final state is always sent, since it is what ends the stream.
+      const resumed = String(request.headers['last-event-id'] ?? '');
+      let last = /^\d+-(queued|processing)$/.test(resumed) ? resumed : '';
       const send = (state: JobState) => {
         // The same state can come both from a read and from its notification.
-        const key = `${state.status}|${state.updatedAt}`;
-        if (key === last) return;
-        last = key;
-        events.send('status', state.json);
+        const id = `${state.updatedAt}-${state.status}`;
+        if (id === last) return;
+        last = id;
+        events.send('status', state.json, id);
         if (TERMINAL.has(state.status)) events.close();
       };
       // A finished job is read again in the stream's language: notifications carry its names as stored.
@@ -245,6 +248,9 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
       schema: {
         tags: ['recognition'],
         summary: 'Server-sent events of a dish job (`event: status`)',
+        description:
+          'The current state first, then every change, until `done` or `failed`. Each event id names the state; ' +
+          'reconnecting with `Last-Event-ID` skips the state the client already has.',
         params: IdParams,
         produces: ['text/event-stream'],
         response: { ...errors(400, 401, 404) },
@@ -317,6 +323,9 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
       schema: {
         tags: ['recognition'],
         summary: 'Server-sent events of a product job (`event: status`)',
+        description:
+          'The current state first, then every change, until `done` or `failed`. Each event id names the state; ' +
+          'reconnecting with `Last-Event-ID` skips the state the client already has.',
         params: IdParams,
         produces: ['text/event-stream'],
         response: { ...errors(400, 401, 404) },
