@@ -15,6 +15,18 @@ export interface FoodRecord {
   fat: number | null;
   carbs: number | null;
   protein: number | null;
+  /** What the nutrition values are given for; drinks and oils are labelled per 100 ml. Default `100g`. */
+  per?: '100g' | '100ml';
+}
+
+/**
+ * Grams per millilitre by product category, to turn values labelled per 100 ml into the catalog's per 100 g. Water-
+ * based drinks are taken as 1.0; the rest are typical values (oil 0.92, milk 1.03).
+ */
+const DENSITY_G_PER_ML: Record<string, number> = { oils_fats: 0.92, dairy: 1.03, sauces_condiments: 1.05 };
+
+export function densityFor(categoryCode: string | null): number {
+  return (categoryCode && DENSITY_G_PER_ML[categoryCode]) || 1;
 }
 
 export interface ImportedProduct {
@@ -99,21 +111,30 @@ export function normalizeFoodRecord(record: FoodRecord, languages: readonly stri
   const canonicalName = cleanName(record.name) ?? cleanName(record.names.en) ?? aliases[0]?.name ?? null;
   if (!canonicalName) return 'no_name';
 
-  const calories = record.kcal ?? (record.kj !== null ? Math.round((record.kj / KJ_PER_KCAL) * 10) / 10 : null);
-  const values = [calories, record.protein, record.fat, record.carbs];
-  if (values.some((v) => v !== null && (!Number.isFinite(v) || v < 0))) return 'impossible_nutrition';
-  if (calories !== null && calories > 900) return 'impossible_nutrition';
-  if ((record.protein ?? 0) + (record.fat ?? 0) + (record.carbs ?? 0) > 100) return 'impossible_nutrition';
+  const categoryCode = mapCategory(record.categoryTags);
+  // The catalog is per 100 g: values per 100 ml are divided by the category's density.
+  const density = record.per === '100ml' ? densityFor(categoryCode) : 1;
+  const per100g = (v: number | null) => (v === null || density === 1 ? v : Math.round((v / density) * 10) / 10);
+  const kcal = record.kcal ?? (record.kj !== null ? Math.round((record.kj / KJ_PER_KCAL) * 10) / 10 : null);
+  const [calories, protein, fat, carbs] = [kcal, record.protein, record.fat, record.carbs].map(per100g) as (
+    | number
+    | null
+  )[];
+  const values = [calories, protein, fat, carbs];
+  if (values.some((v) => v !== null && v !== undefined && (!Number.isFinite(v) || v < 0)))
+    return 'impossible_nutrition';
+  if (calories != null && calories > 900) return 'impossible_nutrition';
+  if ((protein ?? 0) + (fat ?? 0) + (carbs ?? 0) > 100) return 'impossible_nutrition';
 
   return {
     barcode,
     canonicalName,
     brand: cleanName(record.brand?.split(',')[0]),
-    categoryCode: mapCategory(record.categoryTags),
-    calories,
-    protein: record.protein,
-    fat: record.fat,
-    carbs: record.carbs,
+    categoryCode,
+    calories: calories ?? null,
+    protein: protein ?? null,
+    fat: fat ?? null,
+    carbs: carbs ?? null,
     aliases,
   };
 }

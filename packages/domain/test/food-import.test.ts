@@ -52,3 +52,16 @@ t.test('categories map from the most specific tag', async (t) => {
   t.equal(mapCategory(['en:plant-based-foods', 'en:legumes', 'en:lentils']), 'legumes');
   t.equal(mapCategory([]), null);
 });
+
+t.test('values labelled per 100 ml become per 100 g through the category density', async (t) => {
+  const milk = normalizeFoodRecord({ ...base, per: '100ml' }, languages);
+  t.match(milk, { categoryCode: 'dairy', calories: 62.1, fat: 3.4, carbs: 4.7, protein: 3.2 }, 'milk: 1.03 g/ml');
+  const oil = normalizeFoodRecord(
+    { ...base, per: '100ml', categoryTags: ['en:vegetable-oils'], kcal: 828, kj: null, fat: 92, carbs: 0, protein: 0 },
+    languages,
+  );
+  t.match(oil, { categoryCode: 'oils_fats', calories: 900, fat: 100 }, 'oil: 0.92 g/ml');
+  const juice = normalizeFoodRecord({ ...base, per: '100ml', categoryTags: ['en:orange-juices'], kcal: 45 }, languages);
+  t.match(juice, { calories: 45 }, 'water-based drinks: 1 g/ml');
+  t.match(normalizeFoodRecord(base, languages), { calories: 64 }, 'per 100 g: unchanged');
+});

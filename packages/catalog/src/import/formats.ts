@@ -40,6 +40,9 @@ export function csvReader(header: string) {
       fat: number(get(i.fat)),
       carbs: number(get(i.carbs)),
       protein: number(get(i.protein)),
+      // The CSV does not say what its `_100g` values are for (a bottle of oil may be entered per 100 g or per 100 ml),
+      // and guessing from the package size turns right values wrong: they are kept as given.
+      per: '100g',
     };
   };
 }
@@ -84,5 +87,7 @@ export function jsonRecord(doc: Record<string, unknown>): FoodRecord {
     fat: nutrient('fat', 'g'),
     carbs: nutrient('carbohydrates', 'g'),
     protein: nutrient('proteins', 'g'),
+    // Only the nutrition set says which basis its values have.
+    per: aggregated.per === '100ml' ? '100ml' : '100g',
   };
 }
