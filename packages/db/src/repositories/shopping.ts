@@ -73,33 +73,61 @@ export function shoppingRepository(sql: Queryable) {
 
     /**
      * Replaces the generated lines of a week's list in one transaction. Manual lines stay; a line that remains
-     * (same product, or same name when it has none) keeps its checked state.
+     * (same product, or same name when it has none) keeps its id and its checked state, with its new quantity, so a
+     * client's references to it (and offline edits) survive a regeneration.
      */
     async replaceGenerated(userId: string, weekStart: string, lines: ShoppingLine[]) {
+      // The list row's lock (taken by the upsert, held to commit) makes two regenerations of a week take turns.
       const [list] = await sql<{ id: string }[]>`
         INSERT INTO shopping_lists (user_id, week_start, generated_at) VALUES (${userId}, ${weekStart}, now())
         ON CONFLICT (user_id, week_start) DO UPDATE SET generated_at = now()
         RETURNING id`;
-      const checked = await sql<{ key: string }[]>`
-        SELECT COALESCE(product_id::text, lower(name)) AS key FROM shopping_list_items
-        WHERE shopping_list_id = ${list!.id} AND NOT is_manual AND checked`;
-      const keep = new Set(checked.map((c) => c.key));
-      await sql`DELETE FROM shopping_list_items WHERE shopping_list_id = ${list!.id} AND NOT is_manual`;
-      if (lines.length > 0) {
+      const listId = list!.id;
+      const existing = await sql<{ id: string; key: string }[]>`
+        SELECT id, COALESCE(product_id::text, lower(name)) AS key FROM shopping_list_items
+        WHERE shopping_list_id = ${listId} AND NOT is_manual ORDER BY id`;
+      const byKey = new Map(existing.map((row) => [row.key, row.id]));
+      const kept: { id: string; line: ShoppingLine }[] = [];
+      const added: ShoppingLine[] = [];
+      for (const line of lines) {
+        const id = byKey.get(line.productId ?? line.name.toLowerCase());
+        if (id) {
+          byKey.delete(line.productId ?? line.name.toLowerCase());
+          kept.push({ id, line });
+        } else added.push(line);
+      }
+      const gone = [...byKey.values()];
+      if (gone.length > 0) await sql`DELETE FROM shopping_list_items WHERE id = ANY(${gone}::uuid[])`;
+      if (kept.length > 0) {
+        const rows = kept.map(({ id, line }) => ({
+          id,
+          name: line.name,
+          quantity: line.quantity,
+          unit_code: line.unitCode,
+          category_code: line.categoryCode,
+        }));
+        await sql`
+          UPDATE shopping_list_items i
+          SET name = x.name, quantity = x.quantity, unit_code = x.unit_code, category_code = x.category_code
+          FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+            AS x(id uuid, name text, quantity numeric, unit_code text, category_code text)
+          WHERE i.id = x.id`;
+      }
+      if (added.length > 0) {
         await sql`INSERT INTO shopping_list_items ${sql(
-          lines.map((l) => ({
-            shopping_list_id: list!.id,
+          added.map((l) => ({
+            shopping_list_id: listId,
             product_id: l.productId,
             name: l.name,
             quantity: l.quantity,
             unit_code: l.unitCode,
             category_code: l.categoryCode,
-            checked: keep.has(l.productId ?? l.name.toLowerCase()),
+            checked: false,
             is_manual: false,
           })),
         )}`;
       }
-      return list!.id;
+      return listId;
     },
 
     async items(listId: string, language: string): Promise<ShoppingItemRow[]> {

@@ -1,0 +1,90 @@
+import t from 'tap';
+import { addDays, todayUtc, weekStart } from '@nutrition/domain';
+import { as, buildTestApp, login } from './helpers.ts';
+
+interface Item {
+  id: string;
+  product_id: string | null;
+  name: string;
+  quantity: number | null;
+  checked: boolean;
+}
+const itemsOf = (list: { groups: { items: Item[] }[] }) => list.groups.flatMap((g) => g.items);
+const keyOf = (i: Item) => i.product_id ?? i.name.toLowerCase();
+
+t.test('regenerating a shopping list keeps the ids (and ticks) of the lines that remain', async (t) => {
+  const { app, sql } = await buildTestApp(t);
+  const alice = as(app, await login(app, 'alice'));
+  const bob = as(app, await login(app, 'bob'));
+  const week = addDays(weekStart(todayUtc()), 7);
+  const recipes = await sql<{ id: string }[]>`
+    SELECT r.id FROM recipes r JOIN dishes d ON d.id = r.dish_id
+    WHERE d.code IN ('borscht', 'shakshuka') AND r.is_default ORDER BY d.code`;
+  t.equal(recipes.length, 2);
+  const [borscht, shakshuka] = recipes.map((r) => r.id);
+  const plan = (user: typeof alice, ids: string[], servings = 2) =>
+    user({
+      method: 'PUT',
+      url: '/menu',
+      payload: {
+        week_start: week,
+        items: ids.map((id, day) => ({ date: addDays(week, day), meal_type: 'lunch', recipe_id: id, servings })),
+      },
+    });
+  const generate = async (user: typeof alice) => {
+    const res = await user({ method: 'POST', url: '/shopping-list/generate', payload: { week_start: week } });
+    t.equal(res.statusCode, 200, res.body);
+    return itemsOf(res.json());
+  };
+
+  await plan(bob, [borscht!]);
+  const bobs = await generate(bob);
+  await plan(alice, [borscht!]);
+  const first = await generate(alice);
+  t.ok(first.length > 3, 'a list to work with');
+  const again = await generate(alice);
+  t.same(again.map((i) => i.id).sort(), first.map((i) => i.id).sort(), 'an unchanged menu: the same ids');
+
+  const ticked = first[0]!;
+  await alice({ method: 'PATCH', url: `/shopping-list/items/${ticked.id}`, payload: { checked: true } });
+  await plan(alice, [borscht!, shakshuka!]);
+  const both = await generate(alice);
+  const byKey = new Map(both.map((i) => [keyOf(i), i]));
+  for (const item of first) t.equal(byKey.get(keyOf(item))?.id, item.id, `${item.name}: same id with shakshuka added`);
+  t.equal(byKey.get(keyOf(ticked))?.checked, true, 'a ticked line stays ticked');
+  const added = both.filter((i) => !first.some((f) => f.id === i.id));
+  t.ok(added.length > 0, 'the shakshuka ingredients are new lines');
+
+  await plan(alice, [shakshuka!]);
+  const onlyShakshuka = await generate(alice);
+  const bothIds = new Set(both.map((i) => i.id));
+  t.ok(
+    onlyShakshuka.every((i) => bothIds.has(i.id)),
+    'the lines still needed keep their ids',
+  );
+  const borschtOnly = first.filter((f) => !onlyShakshuka.some((i) => keyOf(i) === keyOf(f)));
+  t.ok(borschtOnly.length > 0, 'lines only borscht needed are gone');
+
+  // Double taps: parallel regenerations take turns; no line twice, no error.
+  await plan(alice, [borscht!, shakshuka!], 3);
+  const parallel = await Promise.all(
+    Array.from({ length: 5 }, () =>
+      alice({ method: 'POST', url: '/shopping-list/generate', payload: { week_start: week } }),
+    ),
+  );
+  t.same(
+    parallel.map((r) => r.statusCode),
+    [200, 200, 200, 200, 200],
+  );
+  const final = itemsOf(parallel.at(-1)!.json());
+  t.equal(new Set(final.map(keyOf)).size, final.length, 'each ingredient once');
+  for (const item of onlyShakshuka)
+    t.equal(final.find((i) => keyOf(i) === keyOf(item))?.id, item.id, `${item.name}: same id after more servings`);
+
+  const bobsNow = itemsOf((await bob({ method: 'GET', url: `/shopping-list?week_start=${week}` })).json());
+  t.same(
+    bobsNow.map((i) => [i.id, i.quantity]),
+    bobs.map((i) => [i.id, i.quantity]),
+    "another user's list is untouched",
+  );
+});
