@@ -184,7 +184,13 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
      * language configuration and in `simple` (prefixes), trigram similarity of the whole name and of its best-matching
      * word (typos, unfinished words), and substring.
      */
-    async searchDishes(userId: string, q: string, language: string, limit: number) {
+    async searchDishes(
+      userId: string,
+      q: string,
+      language: string,
+      limit: number,
+      after?: { score: number; id: string },
+    ) {
       const text = q.trim().toLowerCase();
       const words = queryWords(text);
       const tsq = words.length > 0 ? prefixQuery(words) : null;
@@ -220,7 +226,14 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
         )
         SELECT ${DISH_SUMMARY(sql)}, round(m.score::numeric, 4)::float8 AS score
         FROM m JOIN dishes d ON d.id = m.dish_id ${DISH_JOINS(sql, language)}
-        ORDER BY m.score DESC, d.id LIMIT ${limit}`;
+        ${
+          // The next page: after the last item in (score as sent, id) order.
+          after
+            ? sql`WHERE (round(m.score::numeric, 4)::float8 < ${after.score}
+                     OR (round(m.score::numeric, 4)::float8 = ${after.score} AND d.id > ${after.id}))`
+            : sql``
+        }
+        ORDER BY round(m.score::numeric, 4) DESC, d.id LIMIT ${limit}`;
     },
 
     /** A catalog dish or one made for the caller, with the recipes the caller may see; null otherwise. */

@@ -140,7 +140,15 @@ export function diaryRepository(sql: Queryable) {
     },
 
     /** Distinct dishes and products of the user's recent entries, with how often each was logged. */
-    async recent(userId: string, language: string, limit: number) {
+    /**
+     * Distinct dishes and products by their latest use, newest first; `after` continues from a page's last item
+     * (its `page_at`, the full-precision time, and `page_key`).
+     */
+    async recent(userId: string, language: string, limit: number, after?: { at: string; key: string }) {
+      const pageEnd = after
+        ? sql`HAVING (max(created_at), COALESCE(dish_id, product_id))
+                < (${after.at}::timestamptz, ${after.key}::uuid)`
+        : sql``;
       return sql<
         {
           kind: 'dish' | 'product';
@@ -150,25 +158,30 @@ export function diaryRepository(sql: Queryable) {
           name: string;
           last_used_at: Date;
           use_count: number;
+          page_at: string;
+          page_key: string;
         }[]
       >`
         WITH used AS (
           SELECT CASE WHEN dish_id IS NOT NULL THEN 'dish' ELSE 'product' END AS kind, dish_id, product_id,
+                 COALESCE(dish_id, product_id) AS key,
                  (array_agg(recipe_id ORDER BY created_at DESC))[1] AS recipe_id,
                  max(created_at) AS last_used_at, count(*)::int AS use_count
           FROM meal_diary WHERE user_id = ${userId}
           GROUP BY 1, dish_id, product_id
-          ORDER BY last_used_at DESC LIMIT ${limit}
+          ${pageEnd}
+          ORDER BY last_used_at DESC, key DESC LIMIT ${limit}
         )
         SELECT u.kind, u.dish_id, u.product_id, u.recipe_id,
-               COALESCE(tl.name, te.name, pl.name, pe.name, p.canonical_name) AS name, u.last_used_at, u.use_count
+               COALESCE(tl.name, te.name, pl.name, pe.name, p.canonical_name) AS name, u.last_used_at, u.use_count,
+               to_char(u.last_used_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS page_at, u.key AS page_key
         FROM used u
         LEFT JOIN dish_translations tl ON tl.dish_id = u.dish_id AND tl.language_code = ${language}
         LEFT JOIN dish_translations te ON te.dish_id = u.dish_id AND te.language_code = 'en'
         LEFT JOIN products p ON p.id = u.product_id
         LEFT JOIN product_aliases pl ON pl.product_id = p.id AND pl.language_code = ${language} AND pl.is_primary
         LEFT JOIN product_aliases pe ON pe.product_id = p.id AND pe.language_code = 'en' AND pe.is_primary
-        ORDER BY u.last_used_at DESC`;
+        ORDER BY u.last_used_at DESC, u.key DESC`;
     },
 
     /** The default recipe of a dish the user may log: a catalog dish or one made for the user; null otherwise. */

@@ -167,21 +167,35 @@ export function recognitionRepository(sql: Queryable) {
     },
 
     /** The user's dish jobs submitted since `since` (the start of their today) that no diary entry links yet. */
-    async unlinkedDishJobsSince(userId: string, since: Date, language: string): Promise<JobRow[]> {
+    /** Newest first, by id (uuidv7: submission order); `beforeId` continues after a page's last job. */
+    async unlinkedDishJobsSince(
+      userId: string,
+      since: Date,
+      language: string,
+      limit: number,
+      beforeId?: string,
+    ): Promise<JobRow[]> {
       return jobs(
         await sql<Read[]>`
         SELECT ${COLUMNS(sql, 'dish', language)} FROM dish_recognition_jobs j
-        WHERE j.user_id = ${userId} AND j.created_at >= ${since}
+        WHERE j.user_id = ${userId} AND j.created_at >= ${since} ${beforeId ? sql`AND j.id < ${beforeId}` : sql``}
           AND NOT EXISTS (SELECT 1 FROM meal_diary d WHERE d.job_id = j.id)
-        ORDER BY j.created_at DESC`,
+        ORDER BY j.id DESC LIMIT ${limit}`,
       );
     },
 
-    async productJobsSince(userId: string, since: Date, language: string): Promise<JobRow[]> {
+    async productJobsSince(
+      userId: string,
+      since: Date,
+      language: string,
+      limit: number,
+      beforeId?: string,
+    ): Promise<JobRow[]> {
       return jobs(
         await sql<Read[]>`
         SELECT ${COLUMNS(sql, 'product', language)} FROM product_recognition_jobs j
-        WHERE user_id = ${userId} AND created_at > ${since} ORDER BY created_at DESC`,
+        WHERE user_id = ${userId} AND created_at > ${since} ${beforeId ? sql`AND id < ${beforeId}` : sql``}
+        ORDER BY id DESC LIMIT ${limit}`,
       );
     },
 

@@ -54,6 +54,7 @@ const catalog: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['catalog'],
         summary: "Hybrid search over the names of catalog dishes and the caller's own, in every language, best first",
+        description: 'Paged by `cursor` (stable for the same query).',
         querystring: DishSearchQuery,
         response: { 200: DishSearchResult, ...errors(400, 401) },
       },
@@ -61,9 +62,14 @@ const catalog: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const q = request.query.q.trim();
       if (!q) throw badRequest('q must not be blank', 'validation_failed');
+      const limit = request.query.limit ?? DEFAULT_LIMIT;
+      const after = decodeCursor(request.query.cursor, isKeyset);
+      const rows = await repo.searchDishes(request.user.id, q, request.language, limit + 1, after);
+      const items = rows.slice(0, limit);
+      const last = items.at(-1);
       return {
-        items: await repo.searchDishes(request.user.id, q, request.language, request.query.limit ?? DEFAULT_LIMIT),
-        next_cursor: null,
+        items,
+        next_cursor: rows.length > limit && last ? encodeCursor({ score: last.score, id: last.id }) : null,
       };
     },
   );

@@ -98,7 +98,7 @@ export const DishListQuery = Type.Object(
   { additionalProperties: false },
 );
 export const DishSearchQuery = Type.Object(
-  { q: SearchText, limit: Type.Optional(Limit) },
+  { q: SearchText, limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) },
   { additionalProperties: false },
 );
 export const ProductSearchQuery = Type.Object(

@@ -6,6 +6,7 @@ import { errors, IdParams, Nullable } from '../../schemas.ts';
 import { conflict, notFound, validationFailed } from '../../errors.ts';
 import { fingerprint, idempotent } from '../../idempotency.ts';
 import { DayCache } from '../../day-cache.ts';
+import { decodeCursor, encodeCursor, isTimestamp, isUuid } from '../../cursor.ts';
 import { DiaryDay, DiaryEntry, DiaryQuery, NewEntry, RecentItem, RecentQuery } from './schemas.ts';
 
 const UNIQUE_VIOLATION = '23505';
@@ -19,6 +20,15 @@ const DAY_MAX_AGE_MS = 60_000;
  * The meal diary: entries for dishes (always resolved to a recipe) or catalog products, nutrition computed at read
  * time.
  */
+/** A `/diary/recent` page's end: the last item's latest use at full precision, and its dish or product id. */
+const isRecentCursor = (v: unknown): v is [string, string] =>
+  Array.isArray(v) &&
+  v.length === 2 &&
+  typeof v[0] === 'string' &&
+  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/.test(v[0]) &&
+  isTimestamp(`${v[0].slice(0, 23)}Z`) &&
+  isUuid(v[1]);
+
 const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app, opts) => {
   const entries = diaryRepository(app.sql);
   app.addHook('onRequest', app.authenticate);
@@ -185,6 +195,7 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
       schema: {
         tags: ['diary'],
         summary: 'Distinct recently logged dishes and products with use counts, most recent first',
+        description: 'Paged by `cursor`; an item used again while paging moves to the front and is not repeated.',
         querystring: RecentQuery,
         response: {
           200: Type.Object({ items: Type.Array(RecentItem), next_cursor: Nullable(Type.String()) }),
@@ -192,10 +203,22 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
         },
       },
     },
-    async (request) => ({
-      items: await entries.recent(request.user.id, request.language, request.query.limit ?? 20),
-      next_cursor: null,
-    }),
+    async (request) => {
+      const limit = request.query.limit ?? 20;
+      const after = decodeCursor(request.query.cursor, isRecentCursor);
+      const rows = await entries.recent(
+        request.user.id,
+        request.language,
+        limit + 1,
+        after && { at: after[0], key: after[1] },
+      );
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      return {
+        items: page.map(({ page_at: _at, page_key: _key, ...item }) => item),
+        next_cursor: rows.length > limit && last ? encodeCursor([last.page_at, last.page_key]) : null,
+      };
+    },
   );
 };
 

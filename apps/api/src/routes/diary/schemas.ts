@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { DateString, Limit, MealType, Nullable, Timestamp, Uuid } from '../../schemas.ts';
+import { Cursor, DateString, Limit, MealType, Nullable, Timestamp, Uuid } from '../../schemas.ts';
 
 export const DiaryEntry = Type.Object({
   id: Uuid,
@@ -53,7 +53,10 @@ export const NewEntry = Type.Object(
   { additionalProperties: false, description: 'exactly one of dish_id, name, product_id; no macro values' },
 );
 
-export const RecentQuery = Type.Object({ limit: Type.Optional(Limit) }, { additionalProperties: false });
+export const RecentQuery = Type.Object(
+  { limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) },
+  { additionalProperties: false },
+);
 
 export const RecentItem = Type.Object({
   kind: Type.Enum(['dish', 'product']),

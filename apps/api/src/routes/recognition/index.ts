@@ -6,7 +6,7 @@ import type { Queryable } from '@nutrition/db';
 import { enqueueRecognition, type RecognitionKind } from '@nutrition/worker';
 import { pantryRepository, recognitionRepository, type JobRow, type UploadedImage } from '@nutrition/db/repositories';
 import { estimatedSeconds, isValidDate, MEAL_TYPES, startOfDayIn } from '@nutrition/domain';
-import { Cursor, errors, IdParams, Limit, Nullable, Page } from '../../schemas.ts';
+import { Cursor, errors, IdParams, Limit, Page } from '../../schemas.ts';
 import { conflict, notFound, validationFailed } from '../../errors.ts';
 import { decodeCursor, encodeCursor, isUuid } from '../../cursor.ts';
 import { openEventStream } from '../../sse.ts';
@@ -206,26 +206,38 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
       }
     };
 
+  const PageQuery = Type.Object(
+    { limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) },
+    { additionalProperties: false },
+  );
+  /** One page of a newest-first job list, read with one row more than the limit to know whether more follow. */
+  const page = async <T extends { id: string }>(
+    query: { limit?: number; cursor?: string },
+    read: (limit: number, beforeId: string | undefined) => Promise<T[]>,
+  ) => {
+    const limit = query.limit ?? 20;
+    const rows = await read(limit + 1, decodeCursor(query.cursor, isUuid));
+    const items = rows.slice(0, limit);
+    return { items, next_cursor: rows.length > limit ? encodeCursor(items.at(-1)!.id) : null };
+  };
+
   app.get(
     '/ai/jobs',
     {
       schema: {
         tags: ['recognition'],
         summary: "Today's dish jobs (today on the user's clock) not yet linked to a diary entry",
-        response: {
-          200: Type.Object({ items: Type.Array(DishJob), next_cursor: Nullable(Type.String()) }),
-          ...errors(401),
-        },
+        description: 'Newest first, paged by `cursor`.',
+        querystring: PageQuery,
+        response: { 200: Page(DishJob), ...errors(400, 401) },
       },
     },
     async (request) => {
       const { zone, today } = await app.userTime(request);
-      return {
-        items: (await jobs.unlinkedDishJobsSince(request.user.id, startOfDayIn(zone, today), request.language)).map(
-          asDishJob,
-        ),
-        next_cursor: null,
-      };
+      const since = startOfDayIn(zone, today);
+      return page(request.query, async (limit, before) =>
+        (await jobs.unlinkedDishJobsSince(request.user.id, since, request.language, limit, before)).map(asDishJob),
+      );
     },
   );
 
@@ -265,16 +277,16 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
       schema: {
         tags: ['recognition'],
         summary: 'Product jobs of the last 24 hours',
-        response: {
-          200: Type.Object({ items: Type.Array(ProductJob), next_cursor: Nullable(Type.String()) }),
-          ...errors(401),
-        },
+        description: 'Newest first, paged by `cursor`.',
+        querystring: PageQuery,
+        response: { 200: Page(ProductJob), ...errors(400, 401) },
       },
     },
     async (request) => {
       const since = new Date(app.now().getTime() - 24 * 3600_000);
-      const items = (await jobs.productJobsSince(request.user.id, since, request.language)).map(asProductJob);
-      return { items, next_cursor: null };
+      return page(request.query, async (limit, before) =>
+        (await jobs.productJobsSince(request.user.id, since, request.language, limit, before)).map(asProductJob),
+      );
     },
   );
 
@@ -284,24 +296,14 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
       schema: {
         tags: ['recognition'],
         summary: 'All product jobs, newest first',
-        querystring: Type.Object(
-          { limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) },
-          { additionalProperties: false },
-        ),
+        querystring: PageQuery,
         response: { 200: Page(ProductJob), ...errors(400, 401) },
       },
     },
-    async (request) => {
-      const limit = request.query.limit ?? 20;
-      const rows = await jobs.productJobHistory(
-        request.user.id,
-        request.language,
-        limit + 1,
-        decodeCursor(request.query.cursor, isUuid),
-      );
-      const items = rows.slice(0, limit).map(asProductJob);
-      return { items, next_cursor: rows.length > limit ? encodeCursor(items.at(-1)!.id) : null };
-    },
+    async (request) =>
+      page(request.query, async (limit, before) =>
+        (await jobs.productJobHistory(request.user.id, request.language, limit, before)).map(asProductJob),
+      ),
   );
 
   app.get(
