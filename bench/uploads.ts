@@ -92,10 +92,7 @@ export async function uploadBench(
       if (res.status !== 202) throw new Error(`upload answered ${res.status}: ${await res.text()}`);
       return ((await res.json()) as { job_id: string }).job_id;
     };
-    // Warm-up: the code paths and the image library loaded, as in a process that has served a while.
-    await waitForJobs(api, token, [await submit()]);
-    await new Promise((r) => setTimeout(r, 1000));
-
+    // From a fresh process, as a pod starts: the first job also loads the image library.
     const apiStart = rssKiB(api.child.pid!) / 1024;
     const workerStart = rssKiB(worker.child.pid!) / 1024;
     const ids: string[] = [];

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { UploadedImage } from '@nutrition/db/repositories';
 import { badRequest, HttpError } from '../../errors.ts';
 import { normalisePhoto } from '../../images.ts';
+import { releaseUploadBuffers } from '../../upload-memory.ts';
 import { MAX_IMAGE_BYTES, MAX_IMAGES } from './schemas.ts';
 
 const tooLarge = () =>
@@ -10,7 +11,9 @@ const tooLarge = () =>
 /** An image within the size limit, normalised (see `normalisePhoto`). */
 async function accept(data: Buffer): Promise<UploadedImage> {
   if (data.length > MAX_IMAGE_BYTES) throw tooLarge();
-  return normalisePhoto(data);
+  const image = await normalisePhoto(data);
+  releaseUploadBuffers();
+  return image;
 }
 
 /**
