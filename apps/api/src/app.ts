@@ -7,7 +7,7 @@ import { Compile } from 'typebox/compile';
 import type { TSchema } from 'typebox';
 import { splitList, type Config } from './config.ts';
 import { ErrorSchema } from './schemas.ts';
-import { HttpError } from './errors.ts';
+import { clientErrorHandler, HttpError } from './errors.ts';
 import { noopVerifier } from './identity/noop.ts';
 import { oidcVerifier, wellKnownProviders, type OidcProvider } from './identity/oidc.ts';
 import type { IdentityVerifier } from './identity/verifier.ts';
@@ -167,6 +167,7 @@ export async function buildApp(config: Config, options: AppOptions = {}) {
     ajv: { customOptions: { removeAdditional: false } },
     // Requests that arrive while the server closes get the contract's 503 from the hook below, not Fastify's.
     return503OnClosing: false,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.addSchema(ErrorSchema);

@@ -19,6 +19,9 @@ export function errors(...statuses: number[]) {
   return Object.fromEntries(statuses.map((s) => [s, Type.Ref('Error')])) as Record<number, TSchema>;
 }
 
+/** A shape with a name of its own in the OpenAPI document (components.schemas), which generated types take. */
+export const named = <T extends TSchema>(title: string, schema: T): T => ({ ...schema, title });
+
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** Years the service takes in any date or timestamp it is sent: 1900 to 2100. */

@@ -67,3 +67,17 @@ export function assertError(
   t.notMatch(JSON.stringify(body), /at .*\.ts:\d+|SELECT |INSERT /, 'no stack trace or SQL in the body');
   return body;
 }
+
+/** The served OpenAPI document with its component references inlined, for tests that walk request schemas. */
+export async function inlinedDocument(app: App) {
+  const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+  const inline = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(inline);
+    if (node === null || typeof node !== 'object') return node;
+    const ref = (node as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string' && ref.startsWith('#/components/schemas/'))
+      return inline(doc.components.schemas[ref.slice('#/components/schemas/'.length)]);
+    return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, inline(v)]));
+  };
+  return { ...doc, paths: inline(doc.paths) };
+}

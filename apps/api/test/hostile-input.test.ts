@@ -1,4 +1,5 @@
 import t from 'tap';
+import { connect } from 'node:net';
 import { todayUtc, weekStart } from '@nutrition/domain';
 import { as, assertError, buildTestApp, login } from './helpers.ts';
 import { fakeJpeg, imageJson } from './processes.ts';
@@ -147,3 +148,33 @@ t.test(
     t.same(await stored(), { ...before, diary: 2, pantry: 4 }, 'only the accepted requests stored anything');
   },
 );
+
+t.test('requests the HTTP parser refuses get the error shape: headers too large (431), malformed (400)', async (t) => {
+  const { app } = await buildTestApp(t);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as { port: number };
+  const raw = (request: string) =>
+    new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.end(request));
+      let answer = '';
+      socket.on('data', (chunk) => (answer += chunk));
+      socket.on('close', () => resolve(answer));
+      socket.on('error', reject);
+    });
+  const parse = (answer: string) => {
+    const [head, body] = answer.split('\r\n\r\n');
+    return { status: Number(head!.split(' ')[1]), head: head!, body: JSON.parse(body!) };
+  };
+
+  const huge = parse(await raw(`GET /languages HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`));
+  t.equal(huge.status, 431);
+  t.match(huge.head, /content-type: application\/json/i);
+  t.match(huge.body, { statusCode: 431, error: 'Request Header Fields Too Large', code: 'headers_too_large' });
+  t.match(huge.body.request_id, /^[0-9a-f-]{36}$/);
+
+  const malformed = parse(await raw('GET /languages HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'));
+  t.equal(malformed.status, 400);
+  t.match(malformed.body, { statusCode: 400, code: 'bad_request', request_id: String });
+  // The server goes on serving.
+  t.equal((await app.inject({ method: 'GET', url: '/languages' })).statusCode, 200);
+});

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { InjectOptions } from 'fastify';
 import { addDays, todayUtc, weekStart } from '@nutrition/domain';
-import { as, assertError, buildTestApp, login, type Session } from './helpers.ts';
+import { as, assertError, buildTestApp, login, type Session, inlinedDocument } from './helpers.ts';
 import { fakeJpeg, imageJson } from './processes.ts';
 
 t.test('Idempotency-Key: a retried creation makes one row; another body with the same key is 409', async (t) => {
@@ -252,7 +252,7 @@ t.test("authorization matrix: another user's rows are 404 or absent on every rou
   ids.catalogDish = borscht!.dish_id;
   ids.week = week;
 
-  const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+  const doc = await inlinedDocument(app);
   const operations = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, methods]) =>
     Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`),
   );

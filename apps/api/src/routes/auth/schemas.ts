@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Nullable, Uuid } from '../../schemas.ts';
+import { named, Nullable, Uuid } from '../../schemas.ts';
 
 export const LoginBody = Type.Object(
   {
@@ -17,11 +17,14 @@ export const RefreshBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const TokenPair = Type.Object({
-  access_token: Type.String(),
-  refresh_token: Type.String(),
-  token_type: Type.Literal('Bearer'),
-  expires_in: Type.Integer({ description: 'seconds (900)' }),
-  refresh_expires_in: Type.Integer({ description: 'seconds (2592000)' }),
-  user: Type.Object({ id: Uuid, email: Nullable(Type.String()), is_new: Type.Boolean() }),
-});
+export const TokenPair = named(
+  'TokenPair',
+  Type.Object({
+    access_token: Type.String(),
+    refresh_token: Type.String(),
+    token_type: Type.Literal('Bearer'),
+    expires_in: Type.Integer({ description: 'seconds (900)' }),
+    refresh_expires_in: Type.Integer({ description: 'seconds (2592000)' }),
+    user: Type.Object({ id: Uuid, email: Nullable(Type.String()), is_new: Type.Boolean() }),
+  }),
+);

@@ -1,56 +1,70 @@
 import { Type } from 'typebox';
-import { Cursor, DateString, Limit, MealType, Nullable, Timestamp, Uuid } from '../../schemas.ts';
+import { named, Cursor, DateString, Limit, MealType, Nullable, Timestamp, Uuid } from '../../schemas.ts';
 
-export const DiaryEntry = Type.Object({
-  id: Uuid,
-  date: DateString,
-  meal_type: MealType,
-  dish_id: Nullable(Uuid),
-  product_id: Nullable(Uuid),
-  recipe_id: Nullable(Uuid),
-  name: Type.String({ description: 'in the request language' }),
-  portions: Nullable(Type.Number()),
-  portion_g: Nullable(Type.Number()),
-  calories: Nullable(Type.Number()),
-  protein_g: Nullable(Type.Number()),
-  fat_g: Nullable(Type.Number()),
-  carbs_g: Nullable(Type.Number()),
-  job_id: Nullable(Uuid),
-  created_at: Timestamp,
-});
+export const DiaryEntry = named(
+  'DiaryEntry',
+  Type.Object({
+    id: Uuid,
+    date: DateString,
+    meal_type: MealType,
+    dish_id: Nullable(Uuid),
+    product_id: Nullable(Uuid),
+    recipe_id: Nullable(Uuid),
+    name: Type.String({ description: 'in the request language' }),
+    portions: Nullable(Type.Number()),
+    portion_g: Nullable(Type.Number()),
+    calories: Nullable(Type.Number()),
+    protein_g: Nullable(Type.Number()),
+    fat_g: Nullable(Type.Number()),
+    carbs_g: Nullable(Type.Number()),
+    job_id: Nullable(Uuid),
+    created_at: Timestamp,
+  }),
+);
 
-export const Totals = Type.Object({
-  calories: Type.Number(),
-  protein_g: Type.Number(),
-  fat_g: Type.Number(),
-  carbs_g: Type.Number(),
-});
+export const Totals = named(
+  'NutritionTotals',
+  Type.Object({
+    calories: Type.Number(),
+    protein_g: Type.Number(),
+    fat_g: Type.Number(),
+    carbs_g: Type.Number(),
+  }),
+);
 
-export const DiaryDay = Type.Object({
-  date: DateString,
-  entries: Type.Array(DiaryEntry),
-  totals: Totals,
-  calorie_target: Nullable(Type.Integer()),
-});
+export const DiaryDay = named(
+  'DiaryDay',
+  Type.Object({
+    date: DateString,
+    entries: Type.Array(DiaryEntry),
+    totals: Totals,
+    calorie_target: Nullable(Type.Integer()),
+  }),
+);
 
 export const DiaryQuery = Type.Object({ date: DateString }, { additionalProperties: false });
 
-export const NewEntry = Type.Object(
-  {
-    date: DateString,
-    meal_type: MealType,
-    dish_id: Type.Optional(Uuid),
-    name: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 200, description: 'finds the dish in any language, or creates it' }),
-    ),
-    product_id: Type.Optional(Uuid),
-    portions: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 50, description: 'dish entries; default 1' })),
-    portion_g: Type.Optional(
-      Type.Number({ exclusiveMinimum: 0, maximum: 10000, description: 'required for product entries' }),
-    ),
-    job_id: Type.Optional(Uuid),
-  },
-  { additionalProperties: false, description: 'exactly one of dish_id, name, product_id; no macro values' },
+export const NewEntry = named(
+  'NewDiaryEntry',
+  Type.Object(
+    {
+      date: DateString,
+      meal_type: MealType,
+      dish_id: Type.Optional(Uuid),
+      name: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 200, description: 'finds the dish in any language, or creates it' }),
+      ),
+      product_id: Type.Optional(Uuid),
+      portions: Type.Optional(
+        Type.Number({ exclusiveMinimum: 0, maximum: 50, description: 'dish entries; default 1' }),
+      ),
+      portion_g: Type.Optional(
+        Type.Number({ exclusiveMinimum: 0, maximum: 10000, description: 'required for product entries' }),
+      ),
+      job_id: Type.Optional(Uuid),
+    },
+    { additionalProperties: false, description: 'exactly one of dish_id, name, product_id; no macro values' },
+  ),
 );
 
 export const RecentQuery = Type.Object(
@@ -58,12 +72,15 @@ export const RecentQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const RecentItem = Type.Object({
-  kind: Type.Enum(['dish', 'product']),
-  dish_id: Nullable(Uuid),
-  product_id: Nullable(Uuid),
-  recipe_id: Nullable(Uuid),
-  name: Type.String(),
-  last_used_at: Timestamp,
-  use_count: Type.Integer(),
-});
+export const RecentItem = named(
+  'RecentDiaryItem',
+  Type.Object({
+    kind: Type.Enum(['dish', 'product']),
+    dish_id: Nullable(Uuid),
+    product_id: Nullable(Uuid),
+    recipe_id: Nullable(Uuid),
+    name: Type.String(),
+    last_used_at: Timestamp,
+    use_count: Type.Integer(),
+  }),
+);

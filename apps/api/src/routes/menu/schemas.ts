@@ -1,20 +1,23 @@
 import { Type } from 'typebox';
-import { DateString, MealType, Nullable, Uuid } from '../../schemas.ts';
+import { named, DateString, MealType, Nullable, Uuid } from '../../schemas.ts';
 
-export const MenuItem = Type.Object({
-  id: Uuid,
-  date: DateString,
-  meal_type: MealType,
-  dish_id: Uuid,
-  recipe_id: Uuid,
-  name: Type.String(),
-  servings: Type.Number(),
-  calories: Nullable(Type.Number()),
-  protein_g: Nullable(Type.Number()),
-  fat_g: Nullable(Type.Number()),
-  carbs_g: Nullable(Type.Number()),
-  image_url: Nullable(Type.String()),
-});
+export const MenuItem = named(
+  'MenuItem',
+  Type.Object({
+    id: Uuid,
+    date: DateString,
+    meal_type: MealType,
+    dish_id: Uuid,
+    recipe_id: Uuid,
+    name: Type.String(),
+    servings: Type.Number(),
+    calories: Nullable(Type.Number()),
+    protein_g: Nullable(Type.Number()),
+    fat_g: Nullable(Type.Number()),
+    carbs_g: Nullable(Type.Number()),
+    image_url: Nullable(Type.String()),
+  }),
+);
 
 const Totals = Type.Object({
   calories: Type.Number(),
@@ -23,48 +26,57 @@ const Totals = Type.Object({
   carbs_g: Type.Number(),
 });
 
-export const Plan = Type.Object({
-  id: Nullable(Uuid),
-  week_start: DateString,
-  days: Type.Array(Type.Object({ date: DateString, items: Type.Array(MenuItem), totals: Totals })),
-  totals: Totals,
-});
+export const Plan = named(
+  'MenuPlan',
+  Type.Object({
+    id: Nullable(Uuid),
+    week_start: DateString,
+    days: Type.Array(Type.Object({ date: DateString, items: Type.Array(MenuItem), totals: Totals })),
+    totals: Totals,
+  }),
+);
 
 export const WeekQuery = Type.Object({ week_start: Type.Optional(DateString) }, { additionalProperties: false });
 export const RequiredWeekQuery = Type.Object({ week_start: DateString }, { additionalProperties: false });
 
 export const Servings = Type.Number({ exclusiveMinimum: 0, maximum: 20 });
 
-export const PutMenu = Type.Object(
-  {
-    week_start: DateString,
-    items: Type.Array(
-      Type.Object(
-        {
-          date: DateString,
-          meal_type: MealType,
-          dish_id: Type.Optional(Uuid),
-          recipe_id: Type.Optional(Uuid),
-          servings: Type.Optional(Servings),
-        },
-        { additionalProperties: false },
+export const PutMenu = named(
+  'MenuInput',
+  Type.Object(
+    {
+      week_start: DateString,
+      items: Type.Array(
+        Type.Object(
+          {
+            date: DateString,
+            meal_type: MealType,
+            dish_id: Type.Optional(Uuid),
+            recipe_id: Type.Optional(Uuid),
+            servings: Type.Optional(Servings),
+          },
+          { additionalProperties: false },
+        ),
+        { maxItems: 42 },
       ),
-      { maxItems: 42 },
-    ),
-  },
-  { additionalProperties: false, description: 'upserts the named slots; every other slot is kept' },
+    },
+    { additionalProperties: false, description: 'upserts the named slots; every other slot is kept' },
+  ),
 );
 
-export const GenerateMenu = Type.Object(
-  {
-    week_start: Type.Optional(DateString),
-    dates: Type.Optional(Type.Array(DateString, { minItems: 1, maxItems: 31, uniqueItems: true })),
-    meal_types: Type.Optional(Type.Array(MealType, { minItems: 1, maxItems: 6, uniqueItems: true })),
-  },
-  {
-    additionalProperties: false,
-    description:
-      'week mode: {week_start?} fills breakfast, lunch and dinner of 7 days; ' +
-      'dates mode: {dates, meal_types} fills only those slots',
-  },
+export const GenerateMenu = named(
+  'GenerateMenuRequest',
+  Type.Object(
+    {
+      week_start: Type.Optional(DateString),
+      dates: Type.Optional(Type.Array(DateString, { minItems: 1, maxItems: 31, uniqueItems: true })),
+      meal_types: Type.Optional(Type.Array(MealType, { minItems: 1, maxItems: 6, uniqueItems: true })),
+    },
+    {
+      additionalProperties: false,
+      description:
+        'week mode: {week_start?} fills breakfast, lunch and dinner of 7 days; ' +
+        'dates mode: {dates, meal_types} fills only those slots',
+    },
+  ),
 );

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { DateString, Nullable, Uuid } from '../../schemas.ts';
+import { named, DateString, Nullable, Uuid } from '../../schemas.ts';
 
 const Sex = Type.Union([Type.Literal('male'), Type.Literal('female')]);
 const ActivityLevel = Type.Enum(['sedentary', 'light', 'moderate', 'active', 'very_active'], {
@@ -20,56 +20,62 @@ const PreferencesIn = Type.Object(
   { additionalProperties: false },
 );
 
-export const ProfileUpdate = Type.Object(
-  {
-    name: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
-    date_of_birth: Type.Optional(
-      Nullable(Type.String({ format: 'date', description: '10 to 120 years before today' })),
-    ),
-    sex: Type.Optional(Nullable(Sex)),
-    height_cm: Type.Optional(Nullable(Type.Number({ minimum: 50, maximum: 272 }))),
-    weight_kg: Type.Optional(Nullable(Type.Number({ minimum: 20, maximum: 500 }))),
-    activity_level: Type.Optional(Nullable(ActivityLevel)),
-    goal: Type.Optional(Nullable(Goal)),
-    preferences: Type.Optional(PreferencesIn),
-    timezone: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 64,
-        description: 'IANA time zone of the device (`Europe/Kyiv`); every "today" of the user is computed in it',
-      }),
-    ),
-  },
-  { additionalProperties: false, description: 'partial update: only sent fields change' },
+export const ProfileUpdate = named(
+  'ProfileUpdate',
+  Type.Object(
+    {
+      name: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 100 }))),
+      date_of_birth: Type.Optional(
+        Nullable(Type.String({ format: 'date', description: '10 to 120 years before today' })),
+      ),
+      sex: Type.Optional(Nullable(Sex)),
+      height_cm: Type.Optional(Nullable(Type.Number({ minimum: 50, maximum: 272 }))),
+      weight_kg: Type.Optional(Nullable(Type.Number({ minimum: 20, maximum: 500 }))),
+      activity_level: Type.Optional(Nullable(ActivityLevel)),
+      goal: Type.Optional(Nullable(Goal)),
+      preferences: Type.Optional(PreferencesIn),
+      timezone: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: 64,
+          description: 'IANA time zone of the device (`Europe/Kyiv`); every "today" of the user is computed in it',
+        }),
+      ),
+    },
+    { additionalProperties: false, description: 'partial update: only sent fields change' },
+  ),
 );
 
-export const Profile = Type.Object({
-  id: Uuid,
-  email: Nullable(Type.String()),
-  name: Nullable(Type.String()),
-  date_of_birth: Nullable(DateString),
-  age: Nullable(Type.Integer()),
-  sex: Nullable(Sex),
-  height_cm: Nullable(Type.Number()),
-  weight_kg: Nullable(Type.Number()),
-  activity_level: Nullable(ActivityLevel),
-  goal: Nullable(Goal),
-  plan: Type.Union([Type.Literal('free'), Type.Literal('paid')]),
-  timezone: Type.String({ description: 'IANA time zone, default UTC' }),
-  preferences: Type.Object({
-    language: Nullable(Type.String()),
-    cuisines: Type.Array(Type.String()),
-    excluded_tags: Type.Array(Type.String()),
-    meals_per_day: Type.Integer(),
-  }),
-  bmr: Nullable(Type.Number({ description: 'Mifflin-St Jeor, kcal a day' })),
-  calorie_target: Nullable(Type.Integer({ description: 'null while any input is missing; never below 1200' })),
-  macro_targets: Nullable(
-    Type.Object(
-      { protein_g: Type.Integer(), fat_g: Type.Integer(), carbs_g: Type.Integer() },
-      {
-        description: '25 % protein, 30 % fat, 45 % carbohydrates of the calorie target',
-      },
+export const Profile = named(
+  'Profile',
+  Type.Object({
+    id: Uuid,
+    email: Nullable(Type.String()),
+    name: Nullable(Type.String()),
+    date_of_birth: Nullable(DateString),
+    age: Nullable(Type.Integer()),
+    sex: Nullable(Sex),
+    height_cm: Nullable(Type.Number()),
+    weight_kg: Nullable(Type.Number()),
+    activity_level: Nullable(ActivityLevel),
+    goal: Nullable(Goal),
+    plan: Type.Union([Type.Literal('free'), Type.Literal('paid')]),
+    timezone: Type.String({ description: 'IANA time zone, default UTC' }),
+    preferences: Type.Object({
+      language: Nullable(Type.String()),
+      cuisines: Type.Array(Type.String()),
+      excluded_tags: Type.Array(Type.String()),
+      meals_per_day: Type.Integer(),
+    }),
+    bmr: Nullable(Type.Number({ description: 'Mifflin-St Jeor, kcal a day' })),
+    calorie_target: Nullable(Type.Integer({ description: 'null while any input is missing; never below 1200' })),
+    macro_targets: Nullable(
+      Type.Object(
+        { protein_g: Type.Integer(), fat_g: Type.Integer(), carbs_g: Type.Integer() },
+        {
+          description: '25 % protein, 30 % fat, 45 % carbohydrates of the calorie target',
+        },
+      ),
     ),
-  ),
-});
+  }),
+);

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { JOB_STATUSES, PRODUCT_JOB_TYPES } from '@nutrition/domain';
-import { DateString, MealType, Nullable, Timestamp, Uuid } from '../../schemas.ts';
+import { named, DateString, MealType, Nullable, Timestamp, Uuid } from '../../schemas.ts';
 
 export const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
 export const MAX_IMAGES = 10;
@@ -35,75 +35,93 @@ export const ProductSubmission = Type.Object(
   },
 );
 
-export const Accepted = Type.Object({
-  job_id: Uuid,
-  status: Type.Literal('queued'),
-  queue_position: Type.Integer({ description: 'jobs that will be taken before this one (paid first)' }),
-  estimated_seconds: Type.Integer({ description: 'from recent processing times and the number of workers' }),
-});
+export const Accepted = named(
+  'JobAccepted',
+  Type.Object({
+    job_id: Uuid,
+    status: Type.Literal('queued'),
+    queue_position: Type.Integer({ description: 'jobs that will be taken before this one (paid first)' }),
+    estimated_seconds: Type.Integer({ description: 'from recent processing times and the number of workers' }),
+  }),
+);
 
 const JobError = Nullable(Type.Object({ code: Type.String(), message: Type.String() }));
 const Status = Type.Enum([...JOB_STATUSES]);
 
-export const DishResult = Type.Object({
-  dishes: Type.Array(
-    Type.Object({
-      name: Type.String(),
-      dish_id: Uuid,
-      recipe_id: Uuid,
-      portion_g: Type.Number(),
-      portions: Type.Number(),
-      confidence: Type.Number(),
-      calories: Type.Number(),
-      protein_g: Type.Number(),
-      fat_g: Type.Number(),
-      carbs_g: Type.Number(),
-    }),
-  ),
-  model: Type.String({ description: '`offline` for the development stand-in' }),
-});
-
-export const ProductResult = Type.Object({
-  items: Type.Array(
-    Type.Object({
-      name: Type.String(),
-      product_id: Nullable(Uuid),
-      quantity: Type.Number(),
-      unit_code: Type.String(),
-      storage_days: Type.Integer(),
-      confidence: Type.Number(),
-      price: Nullable(Type.Number()),
-    }),
-  ),
-  model: Type.String(),
-});
-
-export const DishJob = Type.Object({
-  id: Uuid,
-  status: Status,
-  target_date: Nullable(DateString),
-  target_meal_type: Nullable(MealType),
-  result: Nullable(DishResult),
-  error: JobError,
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
-
-export const ProductJob = Type.Object({
-  id: Uuid,
-  status: Status,
-  job_type: Type.Enum([...PRODUCT_JOB_TYPES]),
-  result: Nullable(ProductResult),
-  error: JobError,
-  created_at: Timestamp,
-  updated_at: Timestamp,
-});
-
-export const ApplyBody = Type.Object(
-  {
-    item_indexes: Type.Optional(
-      Type.Array(Type.Integer({ minimum: 0, maximum: 99 }), { minItems: 1, maxItems: 100, uniqueItems: true }),
+export const DishResult = named(
+  'DishResult',
+  Type.Object({
+    dishes: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        dish_id: Uuid,
+        recipe_id: Uuid,
+        portion_g: Type.Number(),
+        portions: Type.Number(),
+        confidence: Type.Number(),
+        calories: Type.Number(),
+        protein_g: Type.Number(),
+        fat_g: Type.Number(),
+        carbs_g: Type.Number(),
+      }),
     ),
-  },
-  { additionalProperties: false },
+    model: Type.String({ description: '`offline` for the development stand-in' }),
+  }),
+);
+
+export const ProductResult = named(
+  'ProductResult',
+  Type.Object({
+    items: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        product_id: Nullable(Uuid),
+        quantity: Type.Number(),
+        unit_code: Type.String(),
+        storage_days: Type.Integer(),
+        confidence: Type.Number(),
+        price: Nullable(Type.Number()),
+      }),
+    ),
+    model: Type.String(),
+  }),
+);
+
+export const DishJob = named(
+  'DishJob',
+  Type.Object({
+    id: Uuid,
+    status: Status,
+    target_date: Nullable(DateString),
+    target_meal_type: Nullable(MealType),
+    result: Nullable(DishResult),
+    error: JobError,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+);
+
+export const ProductJob = named(
+  'ProductJob',
+  Type.Object({
+    id: Uuid,
+    status: Status,
+    job_type: Type.Enum([...PRODUCT_JOB_TYPES]),
+    result: Nullable(ProductResult),
+    error: JobError,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+);
+
+export const ApplyBody = named(
+  'ApplyRequest',
+  Type.Object(
+    {
+      item_indexes: Type.Optional(
+        Type.Array(Type.Integer({ minimum: 0, maximum: 99 }), { minItems: 1, maxItems: 100, uniqueItems: true }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
 );

@@ -2,19 +2,22 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { catalogRepository, recommendationRepository, type CachedRecommendation } from '@nutrition/db/repositories';
 import type { UserTime } from '../../plugins/clock.ts';
-import { errors, MealType, Timestamp, Uuid } from '../../schemas.ts';
+import { named, errors, MealType, Timestamp, Uuid } from '../../schemas.ts';
 import { Recipe } from '../catalog/schemas.ts';
 import { planningContext, photosFor, saveRecipes } from '../../planning.ts';
 import type { Config } from '../../config.ts';
 
-const Recommendation = Type.Intersect([
-  Recipe,
-  Type.Object({
-    title: Type.String({ description: 'in the request language' }),
-    reason: Type.String(),
-    uses_products: Type.Array(Uuid, { description: 'pantry product ids the recipe uses' }),
-  }),
-]);
+const Recommendation = named(
+  'Recommendation',
+  Type.Intersect([
+    Recipe,
+    Type.Object({
+      title: Type.String({ description: 'in the request language' }),
+      reason: Type.String(),
+      uses_products: Type.Array(Uuid, { description: 'pantry product ids the recipe uses' }),
+    }),
+  ]),
+);
 
 const Query = Type.Object(
   {

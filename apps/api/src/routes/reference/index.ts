@@ -1,20 +1,29 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { referenceRepository, type ReferenceList } from '@nutrition/db/repositories';
-import { errors } from '../../schemas.ts';
+import { named, errors } from '../../schemas.ts';
 
-const Language = Type.Object({
-  code: Type.String(),
-  native_name: Type.String(),
-  english_name: Type.String(),
-  sort_order: Type.Integer(),
-});
-const Named = Type.Object({ code: Type.String(), name: Type.String({ description: 'in the request language' }) });
-const Unit = Type.Object({
-  code: Type.String(),
-  name: Type.String({ description: 'in the request language' }),
-  short: Type.String({ description: 'abbreviation in the request language' }),
-});
+const Language = named(
+  'Language',
+  Type.Object({
+    code: Type.String(),
+    native_name: Type.String(),
+    english_name: Type.String(),
+    sort_order: Type.Integer(),
+  }),
+);
+const Named = named(
+  'NamedCode',
+  Type.Object({ code: Type.String(), name: Type.String({ description: 'in the request language' }) }),
+);
+const Unit = named(
+  'Unit',
+  Type.Object({
+    code: Type.String(),
+    name: Type.String({ description: 'in the request language' }),
+    short: Type.String({ description: 'abbreviation in the request language' }),
+  }),
+);
 
 /** Small, unpaginated reference lists (plain arrays), names in the request language. */
 const reference: FastifyPluginAsyncTypebox = async (app) => {

@@ -1,22 +1,25 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { savedRecipeRepository } from '@nutrition/db/repositories';
-import { Cursor, errors, IdParams, Limit, Nullable, Page, Timestamp, Uuid } from '../../schemas.ts';
+import { named, Cursor, errors, IdParams, Limit, Nullable, Page, Timestamp, Uuid } from '../../schemas.ts';
 import { notFound } from '../../errors.ts';
 import { decodeCursor, encodeCursor, isUuid } from '../../cursor.ts';
 
-const Bookmark = Type.Object({
-  id: Uuid,
-  recipe_id: Uuid,
-  dish_id: Uuid,
-  name: Type.String(),
-  image_url: Nullable(Type.String()),
-  calories_per_serving: Nullable(Type.Number()),
-  protein_per_serving: Nullable(Type.Number()),
-  fat_per_serving: Nullable(Type.Number()),
-  carbs_per_serving: Nullable(Type.Number()),
-  saved_at: Timestamp,
-});
+const Bookmark = named(
+  'SavedRecipe',
+  Type.Object({
+    id: Uuid,
+    recipe_id: Uuid,
+    dish_id: Uuid,
+    name: Type.String(),
+    image_url: Nullable(Type.String()),
+    calories_per_serving: Nullable(Type.Number()),
+    protein_per_serving: Nullable(Type.Number()),
+    fat_per_serving: Nullable(Type.Number()),
+    carbs_per_serving: Nullable(Type.Number()),
+    saved_at: Timestamp,
+  }),
+);
 
 /** Bookmarked recipes; name and nutrition derived from the recipe at read time. */
 const savedRecipes: FastifyPluginAsyncTypebox = async (app) => {

@@ -3,43 +3,52 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { shoppingRepository, type ShoppingItemRow } from '@nutrition/db/repositories';
 import { isMonday, shoppingLines, weekStart as mondayOf } from '@nutrition/domain';
-import { DateString, errors, IdParams, Nullable, Timestamp, Uuid } from '../../schemas.ts';
+import { named, DateString, errors, IdParams, Nullable, Timestamp, Uuid } from '../../schemas.ts';
 import { notFound, validationFailed } from '../../errors.ts';
 
-const Item = Type.Object({
-  id: Uuid,
-  product_id: Nullable(Uuid),
-  name: Type.String(),
-  quantity: Nullable(Type.Number()),
-  unit_code: Nullable(Type.String()),
-  unit_name: Nullable(Type.String()),
-  checked: Type.Boolean(),
-});
+const Item = named(
+  'ShoppingListItem',
+  Type.Object({
+    id: Uuid,
+    product_id: Nullable(Uuid),
+    name: Type.String(),
+    quantity: Nullable(Type.Number()),
+    unit_code: Nullable(Type.String()),
+    unit_name: Nullable(Type.String()),
+    checked: Type.Boolean(),
+  }),
+);
 
-const List = Type.Object({
-  id: Nullable(Uuid),
-  week_start: DateString,
-  generated_at: Nullable(Timestamp),
-  groups: Type.Array(
-    Type.Object({ category_code: Type.String(), category_name: Type.String(), items: Type.Array(Item) }),
+const List = named(
+  'ShoppingList',
+  Type.Object({
+    id: Nullable(Uuid),
+    week_start: DateString,
+    generated_at: Nullable(Timestamp),
+    groups: Type.Array(
+      Type.Object({ category_code: Type.String(), category_name: Type.String(), items: Type.Array(Item) }),
+      {
+        description: 'product categories in shop order',
+      },
+    ),
+  }),
+);
+
+const NewItem = named(
+  'NewShoppingListItem',
+  Type.Object(
     {
-      description: 'product categories in shop order',
+      week_start: Type.Optional(DateString),
+      name: Type.String({ minLength: 1, maxLength: 200 }),
+      product_id: Type.Optional(Uuid),
+      quantity: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 })),
+      unit_code: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
+    },
+    {
+      additionalProperties: false,
+      description: 'a manual item (kept when the list is regenerated); week_start defaults to the current week',
     },
   ),
-});
-
-const NewItem = Type.Object(
-  {
-    week_start: Type.Optional(DateString),
-    name: Type.String({ minLength: 1, maxLength: 200 }),
-    product_id: Type.Optional(Uuid),
-    quantity: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 })),
-    unit_code: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
-  },
-  {
-    additionalProperties: false,
-    description: 'a manual item (kept when the list is regenerated); week_start defaults to the current week',
-  },
 );
 
 type Line = Omit<ShoppingItemRow, 'category_code' | 'category_name' | 'shop_order'>;

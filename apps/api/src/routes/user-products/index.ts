@@ -1,50 +1,73 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { pantryRepository } from '@nutrition/db/repositories';
-import { Cursor, errors, IdParams, Limit, Nullable, Page, Timestamp, TimestampInput, Uuid } from '../../schemas.ts';
+import {
+  named,
+  Cursor,
+  errors,
+  IdParams,
+  Limit,
+  Nullable,
+  Page,
+  Timestamp,
+  TimestampInput,
+  Uuid,
+} from '../../schemas.ts';
 import { notFound, validationFailed } from '../../errors.ts';
 import { decodeCursor, encodeCursor, isTimestamp, isUuid } from '../../cursor.ts';
 import { fingerprint, idempotent } from '../../idempotency.ts';
 
-const PantryItem = Type.Object({
-  id: Uuid,
-  product_id: Nullable(Uuid),
-  name: Type.String(),
-  quantity: Type.Number(),
-  unit_code: Type.String(),
-  unit_name: Type.String(),
-  storage_days: Type.Integer(),
-  added_at: Timestamp,
-  expires_at: Timestamp,
-  days_left: Type.Integer({ description: 'calendar days (UTC) until expiry; negative once expired' }),
-});
+const PantryItem = named(
+  'PantryItem',
+  Type.Object({
+    id: Uuid,
+    product_id: Nullable(Uuid),
+    name: Type.String(),
+    quantity: Type.Number(),
+    unit_code: Type.String(),
+    unit_name: Type.String(),
+    storage_days: Type.Integer(),
+    added_at: Timestamp,
+    expires_at: Timestamp,
+    days_left: Type.Integer({ description: 'calendar days (UTC) until expiry; negative once expired' }),
+  }),
+);
 
 const Quantity = Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000 });
 const UnitCode = Type.String({ minLength: 1, maxLength: 32 });
 const StorageDays = Type.Integer({ minimum: 1, maximum: 3650 });
 const ItemName = Type.String({ minLength: 1, maxLength: 200 });
 
-const NewItem = Type.Object(
-  {
-    product_id: Type.Optional(Uuid),
-    name: Type.Optional(ItemName),
-    quantity: Quantity,
-    unit_code: UnitCode,
-    storage_days: Type.Optional(StorageDays),
-    added_at: Type.Optional(TimestampInput),
-  },
-  { additionalProperties: false, description: 'product_id or name (found in the catalog, else kept as your own item)' },
+const NewItem = named(
+  'NewPantryItem',
+  Type.Object(
+    {
+      product_id: Type.Optional(Uuid),
+      name: Type.Optional(ItemName),
+      quantity: Quantity,
+      unit_code: UnitCode,
+      storage_days: Type.Optional(StorageDays),
+      added_at: Type.Optional(TimestampInput),
+    },
+    {
+      additionalProperties: false,
+      description: 'product_id or name (found in the catalog, else kept as your own item)',
+    },
+  ),
 );
 
-const ItemPatch = Type.Object(
-  {
-    quantity: Type.Optional(Quantity),
-    unit_code: Type.Optional(UnitCode),
-    storage_days: Type.Optional(StorageDays),
-    added_at: Type.Optional(TimestampInput),
-    name: Type.Optional(ItemName),
-  },
-  { additionalProperties: false },
+const ItemPatch = named(
+  'PantryItemPatch',
+  Type.Object(
+    {
+      quantity: Type.Optional(Quantity),
+      unit_code: Type.Optional(UnitCode),
+      storage_days: Type.Optional(StorageDays),
+      added_at: Type.Optional(TimestampInput),
+      name: Type.Optional(ItemName),
+    },
+    { additionalProperties: false },
+  ),
 );
 
 const ListQuery = Type.Object(
