@@ -157,8 +157,9 @@ export function transformDocument(doc: Json): Json {
   const components: Json = doc.components.schemas ?? {};
   for (const operations of Object.values<Json>(doc.paths)) {
     for (const operation of Object.values<Json>(operations)) {
+      const documented = (p: Json) => p.in === 'header' && /^(accept-language|idempotency-key)$/i.test(p.name);
       operation.parameters = [
-        ...(operation.parameters ?? []),
+        ...(operation.parameters ?? []).filter((p: Json) => !documented(p)),
         ACCEPT_LANGUAGE,
         ...(IDEMPOTENT.has(operation.operationId) ? [IDEMPOTENCY_KEY] : []),
       ];

@@ -112,6 +112,7 @@ t.test(
           LEFT JOIN pgboss.job b ON b.data->>'jobId' = j.id::text
           WHERE j.status IN ('queued', 'processing')`
       : [];
+    if (open) for (const p of workers) console.error(p.output().slice(-8000));
     t.equal(open, 0, `every accepted job was finished ${JSON.stringify(stuck)}`);
   },
 );

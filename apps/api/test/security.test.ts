@@ -93,7 +93,9 @@ const CATALOG = ['/products/{id}', '/products/barcode/{barcode}'];
 const OWNED: Record<string, string> = {
   'GET /dishes/{id}': 'stubDish',
   'GET /recipes/{id}': 'stubRecipe',
+  'PATCH /diary/{id}': 'entry',
   'DELETE /diary/{id}': 'entry',
+  'DELETE /menu/items/{id}': 'menuItem',
   'GET /user-products/{id}': 'pantry',
   'PATCH /user-products/{id}': 'pantry',
   'DELETE /user-products/{id}': 'pantry',
@@ -185,6 +187,7 @@ const OTHER = [
   'POST /saved-recipes',
   'PUT /menu',
   'DELETE /menu',
+  'DELETE /saved-recipes',
   'POST /ai/generate-menu',
   'POST /shopping-list/generate',
   'POST /shopping-list/items',
@@ -230,7 +233,9 @@ t.test("authorization matrix: another user's rows are 404 or absent on every rou
   ids.shoppingItem = (
     await a({ method: 'POST', url: '/shopping-list/items', payload: { week_start: week, name: 'Salt' } })
   ).json().id;
-  ids.menu = (await a({ method: 'GET', url: `/menu?week_start=${week}` })).json().id;
+  const menu = (await a({ method: 'GET', url: `/menu?week_start=${week}` })).json();
+  ids.menu = menu.id;
+  ids.menuItem = menu.days.flatMap((d: { items: { id: string }[] }) => d.items)[0].id;
   await sql`UPDATE product_recognition_jobs SET status = 'done', result = '{"items":[],"model":"offline"}' WHERE id =
     ${ids.productJob!}`;
   const stub = (
@@ -280,7 +285,9 @@ t.test("authorization matrix: another user's rows are 404 or absent on every rou
       method === 'PATCH'
         ? kind === 'pantry'
           ? { quantity: 5 }
-          : { checked: true }
+          : kind === 'entry'
+            ? { portions: 3 }
+            : { checked: true }
         : method === 'POST'
           ? {}
           : undefined;
@@ -291,6 +298,17 @@ t.test("authorization matrix: another user's rows are 404 or absent on every rou
     });
     assertError(t, res, 404, 'not_found');
   }
+  // Bookmarks addressed by recipe: another user's query neither finds nor removes alice's.
+  assertError(
+    t,
+    await b({ method: 'DELETE', url: `/saved-recipes?recipe_id=${borscht!.recipe_id}` }),
+    404,
+    'not_found',
+  );
+  const bySaved = await b({ method: 'GET', url: `/saved-recipes?recipe_id=${borscht!.recipe_id}` });
+  t.same(bySaved.json().items, [], "another user's bookmark of the recipe is not found by recipe");
+  const kept = await a({ method: 'GET', url: `/saved-recipes?recipe_id=${borscht!.recipe_id}` });
+  t.equal(kept.json().items[0]?.id, ids.bookmark, "alice's bookmark is found by its recipe and kept");
   const query: Record<string, string> = {
     'GET /diary': `?date=${todayUtc()}`,
     'GET /menu': `?week_start=${week}`,

@@ -134,6 +134,24 @@ export function diaryRepository(sql: Queryable) {
       return row!.id;
     },
 
+    /** The fields given change; `portion_g: null` clears it. False when the entry is not the user's. */
+    async update(
+      userId: string,
+      id: string,
+      patch: { date?: string; mealType?: string; portions?: number; portionG?: number | null },
+    ): Promise<boolean> {
+      const rows = await sql`
+        UPDATE meal_diary SET
+          date = COALESCE(${patch.date ?? null}::date, date),
+          meal_type = COALESCE(${patch.mealType ?? null}, meal_type),
+          portions = COALESCE(${patch.portions ?? null}::numeric, portions),
+          portion_g = CASE WHEN ${patch.portionG !== undefined} THEN ${patch.portionG ?? null}::numeric
+                           ELSE portion_g END
+        WHERE user_id = ${userId} AND id = ${id}
+        RETURNING id`;
+      return rows.length > 0;
+    },
+
     async delete(userId: string, id: string): Promise<boolean> {
       const rows = await sql`DELETE FROM meal_diary WHERE user_id = ${userId} AND id = ${id} RETURNING id`;
       return rows.length > 0;

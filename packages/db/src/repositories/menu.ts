@@ -85,6 +85,15 @@ export function menuRepository(sql: Queryable) {
           DO UPDATE SET dish_id = excluded.dish_id, recipe_id = excluded.recipe_id, servings = excluded.servings`;
     },
 
+    /** One slot of one of the user's menus; false when there is none. */
+    async deleteItem(userId: string, id: string): Promise<boolean> {
+      const rows = await sql`
+        DELETE FROM menu_items i USING menu_plans p
+        WHERE i.id = ${id} AND p.id = i.menu_plan_id AND p.user_id = ${userId}
+        RETURNING i.id`;
+      return rows.length > 0;
+    },
+
     async deleteWeek(userId: string, weekStart: string) {
       await sql`DELETE FROM menu_plans WHERE user_id = ${userId} AND week_start = ${weekStart}`;
     },

@@ -22,7 +22,8 @@ export interface ProfileRow {
 export type StoredProfile = ProfileRow & { diary_version: string };
 
 export type ProfilePatch = Partial<Omit<ProfileRow, 'id' | 'email' | 'plan' | 'preferences'>> & {
-  preferences?: Preferences;
+  /** Merged key by key; a key sent as null is removed (the language preference cleared). */
+  preferences?: { [K in keyof Preferences]?: Preferences[K] | null };
 };
 
 /** A user's stored profile as a row (shapes as the API sends them), for the reads here and the diary's day read. */
@@ -76,10 +77,10 @@ export function profileRepository(sql: Queryable) {
       // postgres.js needs the column object straight after SET, so an update without columns is its own statement.
       const [row] = await (Object.keys(fields).length > 0
         ? sql<{ id: string }[]>`
-            UPDATE users SET ${sql(fields)}, preferences = preferences || ${preferences}::jsonb, updated_at = now()
+            UPDATE users SET ${sql(fields)}, preferences = jsonb_strip_nulls(preferences || ${preferences}::jsonb), updated_at = now()
             WHERE id = ${userId} RETURNING id`
         : sql<{ id: string }[]>`
-            UPDATE users SET preferences = preferences || ${preferences}::jsonb, updated_at = now()
+            UPDATE users SET preferences = jsonb_strip_nulls(preferences || ${preferences}::jsonb), updated_at = now()
             WHERE id = ${userId} RETURNING id`);
       return row ? this.get(userId) : null;
     },

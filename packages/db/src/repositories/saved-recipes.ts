@@ -48,12 +48,25 @@ export function savedRecipeRepository(sql: Queryable) {
       return row ?? null;
     },
 
-    /** Newest first; the id (uuid v7) orders by save time and serves as the cursor. */
-    async list(userId: string, language: string, limit: number, beforeId?: string): Promise<BookmarkRow[]> {
+    /** Newest first; the id (uuid v7) orders by save time and serves as the cursor. `recipeId` narrows to one. */
+    async list(
+      userId: string,
+      language: string,
+      limit: number,
+      beforeId?: string,
+      recipeId?: string,
+    ): Promise<BookmarkRow[]> {
       return sql<BookmarkRow[]>`
         SELECT ${BOOKMARK(sql, language)}
         WHERE s.user_id = ${userId} ${beforeId ? sql`AND s.id < ${beforeId}` : sql``}
+          ${recipeId ? sql`AND s.recipe_id = ${recipeId}` : sql``}
         ORDER BY s.id DESC LIMIT ${limit}`;
+    },
+
+    async deleteByRecipe(userId: string, recipeId: string): Promise<boolean> {
+      const rows = await sql`
+        DELETE FROM user_saved_recipes WHERE user_id = ${userId} AND recipe_id = ${recipeId} RETURNING id`;
+      return rows.length > 0;
     },
 
     async delete(userId: string, id: string): Promise<boolean> {

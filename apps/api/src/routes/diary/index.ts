@@ -7,7 +7,7 @@ import { conflict, notFound, validationFailed } from '../../errors.ts';
 import { fingerprint, idempotent } from '../../idempotency.ts';
 import { DayCache } from '../../day-cache.ts';
 import { decodeCursor, encodeCursor, isTimestamp, isUuid } from '../../cursor.ts';
-import { DiaryDay, DiaryEntry, DiaryQuery, NewEntry, RecentItem, RecentQuery } from './schemas.ts';
+import { DiaryDay, DiaryEntry, DiaryQuery, EntryPatch, NewEntry, RecentItem, RecentQuery } from './schemas.ts';
 
 const UNIQUE_VIOLATION = '23505';
 const jobAlreadyLinked = () =>
@@ -170,6 +170,43 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
         if (err.code === UNIQUE_VIOLATION && err.constraint_name === 'meal_diary_job_idx') throw jobAlreadyLinked();
         throw err;
       });
+    },
+  );
+
+  app.patch(
+    '/diary/:id',
+    {
+      schema: {
+        tags: ['diary'],
+        summary: 'Change the date, meal, portions or grams of an entry',
+        description:
+          'A dish entry takes `portions` and `portion_g` (null clears it); a product entry takes `portion_g` only ' +
+          '(its nutrition follows the grams). The same request twice gives the same entry.',
+        params: IdParams,
+        body: EntryPatch,
+        response: { 200: DiaryEntry, ...errors(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const userId = request.user.id;
+      const body = request.body;
+      if (body.date !== undefined) checkDate(body.date, '/body/date');
+      const entry = await entries.get(userId, id, request.language);
+      if (!entry) throw notFound('Diary entry');
+      if (entry.product_id) {
+        if (body.portions !== undefined)
+          throw validationFailed('/body/portions', 'applies to dish entries; use portion_g');
+        if (body.portion_g === null) throw validationFailed('/body/portion_g', 'is required for a product entry');
+      }
+      const changed = await entries.update(userId, id, {
+        date: body.date,
+        mealType: body.meal_type,
+        portions: body.portions,
+        portionG: body.portion_g,
+      });
+      if (!changed) throw notFound('Diary entry');
+      return (await entries.get(userId, id, request.language))!;
     },
   );
 

@@ -67,6 +67,27 @@ export const NewEntry = named(
   ),
 );
 
+export const EntryPatch = named(
+  'DiaryEntryPatch',
+  Type.Object(
+    {
+      date: Type.Optional(DateString),
+      meal_type: Type.Optional(MealType),
+      portions: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 50, description: 'dish entries only' })),
+      portion_g: Type.Optional(
+        Nullable(
+          Type.Number({
+            exclusiveMinimum: 0,
+            maximum: 10000,
+            description: 'a product entry needs one; null clears it on a dish entry',
+          }),
+        ),
+      ),
+    },
+    { additionalProperties: false, minProperties: 1, description: 'the fields to change; at least one' },
+  ),
+);
+
 export const RecentQuery = Type.Object(
   { limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) },
   { additionalProperties: false },

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { GeneratedRecipe, Slot } from '@nutrition/ai';
 import { menuRepository, type MenuItemRow } from '@nutrition/db/repositories';
 import { addDays, fitDayServings, isMonday, isValidDate, round1, weekStart as mondayOf } from '@nutrition/domain';
-import { errors } from '../../schemas.ts';
+import { errors, IdParams } from '../../schemas.ts';
 import { notFound, validationFailed } from '../../errors.ts';
 import { planningContext, photosFor, saveRecipes } from '../../planning.ts';
 import type { Config } from '../../config.ts';
@@ -104,6 +104,22 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
     async (request, reply) => {
       checkMonday(request.query.week_start, '/querystring/week_start');
       await menus.deleteWeek(request.user.id, request.query.week_start);
+      return reply.status(204).send(null);
+    },
+  );
+
+  app.delete(
+    '/menu/items/:id',
+    {
+      schema: {
+        tags: ['menu'],
+        summary: 'Remove one slot of a menu',
+        params: IdParams,
+        response: { 204: Type.Null(), ...errors(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      if (!(await menus.deleteItem(request.user.id, request.params.id))) throw notFound('Menu item');
       return reply.status(204).send(null);
     },
   );

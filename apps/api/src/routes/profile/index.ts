@@ -71,7 +71,7 @@ const profile: FastifyPluginAsyncTypebox = async (app) => {
         throw validationFailed('/body/name', 'must not be blank');
       }
       const prefs = body.preferences;
-      if (prefs?.language !== undefined && !app.languages.byCode.has(prefs.language)) {
+      if (typeof prefs?.language === 'string' && !app.languages.byCode.has(prefs.language)) {
         throw validationFailed('/body/preferences/language', `unsupported language ${prefs.language}`);
       }
       for (const [field, table] of [

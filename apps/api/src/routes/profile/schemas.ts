@@ -12,7 +12,9 @@ const Code = Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z0-9_]+$' 
 
 const PreferencesIn = Type.Object(
   {
-    language: Type.Optional(Type.String({ minLength: 2, maxLength: 16, description: 'a loaded language code' })),
+    language: Type.Optional(
+      Nullable(Type.String({ minLength: 2, maxLength: 16, description: 'a loaded language code; null clears it' })),
+    ),
     cuisines: Type.Optional(Type.Array(Code, { maxItems: 50, uniqueItems: true })),
     excluded_tags: Type.Optional(Type.Array(Code, { maxItems: 50, uniqueItems: true })),
     meals_per_day: Type.Optional(Type.Integer({ minimum: 3, maximum: 6 })),

@@ -51,8 +51,9 @@ const savedRecipes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['saved recipes'],
         summary: 'Bookmarks, newest first',
+        description: 'With `recipe_id`, the bookmark of that recipe or none: whether a recipe is saved.',
         querystring: Type.Object(
-          { limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) },
+          { limit: Type.Optional(Limit), cursor: Type.Optional(Cursor), recipe_id: Type.Optional(Uuid) },
           { additionalProperties: false },
         ),
         response: { 200: Page(Bookmark), ...errors(400, 401) },
@@ -65,9 +66,26 @@ const savedRecipes: FastifyPluginAsyncTypebox = async (app) => {
         request.language,
         limit + 1,
         decodeCursor(request.query.cursor, isUuid),
+        request.query.recipe_id,
       );
       const items = rows.slice(0, limit);
       return { items, next_cursor: rows.length > limit ? encodeCursor(items.at(-1)!.id) : null };
+    },
+  );
+
+  app.delete(
+    '/saved-recipes',
+    {
+      schema: {
+        tags: ['saved recipes'],
+        summary: 'Remove the bookmark of a recipe',
+        querystring: Type.Object({ recipe_id: Uuid }, { additionalProperties: false }),
+        response: { 204: Type.Null(), ...errors(400, 401, 404) },
+      },
+    },
+    async (request, reply) => {
+      if (!(await saved.deleteByRecipe(request.user.id, request.query.recipe_id))) throw notFound('Saved recipe');
+      return reply.status(204).send(null);
     },
   );
 
