@@ -77,7 +77,8 @@ export function profileRepository(sql: Queryable) {
       // postgres.js needs the column object straight after SET, so an update without columns is its own statement.
       const [row] = await (Object.keys(fields).length > 0
         ? sql<{ id: string }[]>`
-            UPDATE users SET ${sql(fields)}, preferences = jsonb_strip_nulls(preferences || ${preferences}::jsonb), updated_at = now()
+            UPDATE users SET ${sql(fields)},
+              preferences = jsonb_strip_nulls(preferences || ${preferences}::jsonb), updated_at = now()
             WHERE id = ${userId} RETURNING id`
         : sql<{ id: string }[]>`
             UPDATE users SET preferences = jsonb_strip_nulls(preferences || ${preferences}::jsonb), updated_at = now()
