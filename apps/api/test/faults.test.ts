@@ -1,28 +1,13 @@
 import t from 'tap';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import postgres from 'postgres';
-import { freePort, startEmbeddedPostgres, type EmbeddedServer } from '@nutrition/db';
-import { prepareDatabase } from '../src/setup.ts';
 import { createTestDatabase } from '@nutrition/db/testing';
 import { addDays, todayUtc, weekStart } from '@nutrition/domain';
-import { api, fakeJpeg, imageJson, loginOver, readStream, startService } from './processes.ts';
+import { api, fakeJpeg, imageJson, loginOver, readStream, startService, ownPostgres } from './processes.ts';
 import { fakeOpenAi, sampleRecipe } from '../../../packages/ai/test/fake-openai.ts';
 
 t.test('PostgreSQL stopped and restarted under the running API: 503s, then everything recovers', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'nutrition-fault-'));
-  const port = await freePort();
-  let pg: EmbeddedServer = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), port });
-  t.teardown(async () => {
-    await pg.stop().catch(() => {});
-    await rm(dir, { recursive: true, force: true });
-  });
-  const admin = postgres(pg.url(), { max: 1, onnotice: () => {} });
-  await admin`CREATE DATABASE fault`;
-  await admin.end();
-  const url = pg.url('fault');
-  await prepareDatabase(url);
+  const pg = await ownPostgres(t, 'fault');
+  const url = pg.url;
 
   const server = await startService(t, 'api', { DATABASE_URL: url });
   // A product worker: it leaves the dish job below alone, so the stream ends with the state this test writes.
@@ -53,7 +38,7 @@ t.test('PostgreSQL stopped and restarted under the running API: 503s, then every
     `the worker process is still running${worker.child.exitCode === null ? '' : `:\n${worker.output()}`}`,
   );
 
-  pg = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), port });
+  await pg.start();
   let recovered = 0;
   for (let i = 0; i < 100 && recovered !== 200; i++) {
     recovered = (await api(server.url, null, 'GET', '/health')).status;

@@ -1,11 +1,6 @@
 import t from 'tap';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import postgres from 'postgres';
-import { freePort, startEmbeddedPostgres, type EmbeddedServer } from '@nutrition/db';
-import { prepareDatabase } from '../src/setup.ts';
-import { api, fakeJpeg, imageJson, loginOver, startService } from './processes.ts';
+import { api, fakeJpeg, imageJson, loginOver, startService, ownPostgres } from './processes.ts';
 
 // Ten outages with real processes take a few minutes on two cores.
 t.setTimeout(600_000);
@@ -13,18 +8,8 @@ t.setTimeout(600_000);
 t.test(
   'PostgreSQL stopped with 20 submissions in flight, 10 times: no exit, 503 within the bound, recovery',
   async (t) => {
-    const dir = await mkdtemp(join(tmpdir(), 'nutrition-outage-'));
-    const port = await freePort();
-    let pg: EmbeddedServer = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), port });
-    t.teardown(async () => {
-      await pg.stop().catch(() => {});
-      await rm(dir, { recursive: true, force: true });
-    });
-    const admin = postgres(pg.url(), { max: 1, onnotice: () => {} });
-    await admin`CREATE DATABASE outage`;
-    await admin.end();
-    const url = pg.url('outage');
-    await prepareDatabase(url);
+    const pg = await ownPostgres(t, 'outage');
+    const url = pg.url;
     // The bound a request may take while the database is unreachable (the default of DATABASE_CONNECT_TIMEOUT_MS).
     const boundMs = 5000;
     const env = { DATABASE_URL: url, RATE_LIMIT_MODEL_PER_MINUTE: '100000', RATE_LIMIT_PER_MINUTE: '100000' };
@@ -75,7 +60,7 @@ t.test(
           .map((r) => (r.status === 202 || r.status === 503 ? r.status : JSON.stringify(r.body)))
           .join(' ')})`,
       );
-      pg = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), port });
+      await pg.start();
       let health = 0;
       for (let i = 0; i < 100 && health !== 200; i++) {
         health = (await api(server.url, null, 'GET', '/health')).status;

@@ -1,8 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
-import { freePort } from '@nutrition/db';
+import postgres from 'postgres';
+import { freePort, startEmbeddedPostgres, type EmbeddedServer } from '@nutrition/db';
+import { prepareDatabase } from '../src/setup.ts';
 import sharp from 'sharp';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -156,4 +161,30 @@ export async function loginOver(url: string, subject: string): Promise<string> {
 
 export function imageJson(data: Buffer) {
   return { content_type: 'image/jpeg', data_base64: data.toString('base64') };
+}
+
+/**
+ * A PostgreSQL server of the test's own (not the shared one), with one migrated and seeded database, that the test
+ * may stop and start again on the same port and data directory; removed when the test ends.
+ */
+export async function ownPostgres(t: Test, database: string) {
+  const dir = await mkdtemp(join(tmpdir(), `nutrition-${database}-`));
+  const port = await freePort();
+  let pg: EmbeddedServer = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), port });
+  t.teardown(async () => {
+    await pg.stop().catch(() => {});
+    await rm(dir, { recursive: true, force: true });
+  });
+  const admin = postgres(pg.url(), { max: 1, onnotice: () => {} });
+  await admin`CREATE DATABASE ${admin(database)}`;
+  await admin.end();
+  const url = pg.url(database);
+  await prepareDatabase(url);
+  return {
+    url,
+    stop: () => pg.stop(),
+    start: async () => {
+      pg = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), port });
+    },
+  };
 }

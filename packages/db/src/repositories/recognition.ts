@@ -166,8 +166,10 @@ export function recognitionRepository(sql: Queryable) {
       );
     },
 
-    /** The user's dish jobs submitted since `since` (the start of their today) that no diary entry links yet. */
-    /** Newest first, by id (uuidv7: submission order); `beforeId` continues after a page's last job. */
+    /**
+     * The user's dish jobs submitted since `since` (the start of their today) that no diary entry links yet, newest
+     * first by id (uuidv7: submission order); `beforeId` continues after a page's last job.
+     */
     async unlinkedDishJobsSince(
       userId: string,
       since: Date,
