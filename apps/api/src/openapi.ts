@@ -163,8 +163,10 @@ export function transformDocument(doc: Json): Json {
         ACCEPT_LANGUAGE,
         ...(IDEMPOTENT.has(operation.operationId) ? [IDEMPOTENCY_KEY] : []),
       ];
-      const multipart = operation.requestBody?.content?.['multipart/form-data'];
-      if (multipart) multipart.schema = binaryFiles(multipart.schema);
+      // @fastify/swagger gives every content type one shared media object: the multipart one gets its own.
+      const content = operation.requestBody?.content;
+      const multipart = content?.['multipart/form-data'];
+      if (multipart) content['multipart/form-data'] = { ...multipart, schema: binaryFiles(multipart.schema) };
       if (operation.operationId?.startsWith('stream')) sseResponses(operation);
       for (const response of Object.values<Json>(operation.responses ?? {})) {
         // The error shape is the same whatever the route produces (SSE routes answer errors as JSON too).

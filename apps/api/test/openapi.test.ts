@@ -98,6 +98,8 @@ t.test(
     // Multipart uploads are binary file fields; SSE answers 200 as text/event-stream.
     const dish = doc.paths['/ai/recognize-dish'].post.requestBody.content['multipart/form-data'].schema;
     t.match(dish.properties.image, { type: 'string', format: 'binary' }, 'the dish photo is a file field');
+    const json = doc.paths['/ai/recognize-dish'].post.requestBody.content['application/json'].schema;
+    t.match(json.properties.image, { properties: { data_base64: {} } }, 'the JSON form keeps its base64 object');
     const products = doc.paths['/ai/recognize-products'].post.requestBody.content['multipart/form-data'].schema;
     t.match(products.properties.images, { type: 'array', items: { type: 'string', format: 'binary' } }, 'photo files');
     const stream = doc.paths['/ai/jobs/{id}/stream'].get.responses;
