@@ -15,6 +15,7 @@ COPY apps/dish-worker/package.json apps/dish-worker/
 COPY apps/product-worker/package.json apps/product-worker/
 COPY packages/ai/package.json packages/ai/
 COPY packages/catalog/package.json packages/catalog/
+COPY packages/client/package.json packages/client/
 COPY packages/db/package.json packages/db/
 COPY packages/domain/package.json packages/domain/
 COPY packages/worker/package.json packages/worker/

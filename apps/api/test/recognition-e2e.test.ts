@@ -3,6 +3,7 @@ import postgres from 'postgres';
 import { createTestDatabase } from '@nutrition/db/testing';
 import { api, fakeJpeg, imageJson, loginOver, readStream, startService } from './processes.ts';
 import { fakeOpenAi, type ChatRequest } from '../../../packages/ai/test/fake-openai.ts';
+import { createNutritionClient, type NutritionClient, type Schemas } from '@nutrition/client';
 
 /** A vision model on loopback: dish and product answers by task, optionally slow or broken. */
 function visionReplies(opts: { delayMs?: number; failProducts?: boolean } = {}) {
@@ -29,9 +30,7 @@ async function database(t: import('tap').Test) {
   return { url: db.url, sql };
 }
 
-const statuses = (events: { data: { status: string } }[]) => events.map((e) => e.data.status);
-
-t.test('end to end: API and both workers as processes, jobs streamed over real sockets', async (t) => {
+t.test('end to end through the typed client: API and both workers as processes, real sockets', async (t) => {
   const { url, sql } = await database(t);
   const model = await fakeOpenAi(visionReplies({ delayMs: 300 }));
   t.teardown(model.close);
@@ -39,69 +38,107 @@ t.test('end to end: API and both workers as processes, jobs streamed over real s
   const apiA = await startService(t, 'api', { DATABASE_URL: url });
   const apiB = await startService(t, 'api', { DATABASE_URL: url });
   await startService(t, 'product-worker', { DATABASE_URL: url, ...modelEnv });
-  const token = await loginOver(apiA.url, 'e2e-user');
+  // One app, and the same session used through the second API process (as behind a load balancer).
+  const app = createNutritionClient({ baseUrl: apiA.url });
+  await app.session.signIn('e2e-user');
+  const viaB = createNutritionClient({ baseUrl: apiB.url, tokens: app.session.tokens });
 
-  // Submitted before any dish worker runs, so the streams open on a queued job.
-  const submitted = await api(apiA.url, token, 'POST', '/ai/recognize-dish', {
-    image: imageJson(fakeJpeg(1)),
-    target_meal_type: 'lunch',
-  });
-  t.equal(submitted.status, 202);
-  const jobId = submitted.body.job_id;
-  const streams = Promise.all([
-    readStream(`${apiA.url}/ai/jobs/${jobId}/stream`, token),
-    readStream(`${apiB.url}/ai/jobs/${jobId}/stream`, token),
-  ]);
+  // A multipart upload, submitted before any dish worker runs, so the streams open on a queued job.
+  const accepted = await app.recognizeDish({ data: fakeJpeg(1), type: 'image/jpeg' }, { target_meal_type: 'lunch' });
+  t.equal(accepted.status, 'queued');
+  const follow = async (client: NutritionClient) => {
+    const events: { id: string; status: string; job: Schemas['DishJob'] }[] = [];
+    for await (const { id, job } of client.dishJobEvents(accepted.job_id)) events.push({ id, status: job.status, job });
+    return events;
+  };
+  const streams = Promise.all([follow(app), follow(viaB)]);
   await new Promise((r) => setTimeout(r, 200));
   await startService(t, 'dish-worker', { DATABASE_URL: url, ...modelEnv });
   const [onA, onB] = await streams;
-  t.equal(onA.status, 200);
-  t.same(statuses(onA.events), ['queued', 'processing', 'done'], 'queued, processing, done in order');
-  t.same(statuses(onB.events), ['queued', 'processing', 'done'], 'the second API process delivers the same job');
   t.same(
-    onA.events.map((e) => e.id.replace(/^\d+-/, '')),
+    onA.map((e) => e.status),
     ['queued', 'processing', 'done'],
-    'each event id names its state',
+    'queued, processing, done in order',
   );
   t.same(
-    onB.events.map((e) => e.id),
-    onA.events.map((e) => e.id),
+    onB.map((e) => e.status),
+    ['queued', 'processing', 'done'],
+    'the second API process delivers the same job',
+  );
+  t.same(
+    onB.map((e) => e.id),
+    onA.map((e) => e.id),
     'the same state has the same id on every API process (Last-Event-ID works behind a load balancer)',
   );
-  const result = onA.events.at(-1)!.data.result;
+  const result = onA.at(-1)!.job.result!;
   t.match(result, {
     model: 'gpt-4o-mini',
     dishes: [{ name: 'Borscht', portions: 1.5, portion_g: 350, confidence: 0.9 }],
   });
   const [borscht] = await sql`SELECT d.id FROM dishes d WHERE d.code = 'borscht'`;
-  t.equal(result.dishes[0].dish_id, borscht!.id, 'matched to the catalog dish');
-  t.ok(result.dishes[0].calories > 0);
+  const recognised = result.dishes[0]!;
+  t.equal(recognised.dish_id, borscht!.id, 'matched to the catalog dish');
+  t.ok(recognised.calories! > 0);
 
-  const products = await api(apiB.url, token, 'POST', '/ai/recognize-products', {
-    images: [1, 2, 3, 4].map((i) => imageJson(fakeJpeg(20 + i))),
+  // The diary: the recognised dish logged from its job, read back as the day with its totals.
+  const date = onA.at(-1)!.job.target_date!;
+  const logged = await app.api.POST('/diary', {
+    body: { date, meal_type: 'lunch', dish_id: recognised.dish_id!, portions: 1.5, job_id: accepted.job_id },
   });
-  const stream = await readStream(`${apiB.url}/ai/product-jobs/${products.body.job_id}/stream`, token);
-  const done = stream.events.at(-1)!.data;
-  t.equal(done.status, 'done');
+  t.equal(logged.response.status, 201);
+  const day = await viaB.api.GET('/diary', { params: { query: { date } } });
+  t.same(
+    day.data?.entries.map((e) => e.dish_id),
+    [borscht!.id],
+    'the entry is in the day',
+  );
+  t.ok(day.data!.totals.calories > 0, 'and counts in its totals');
+
+  // Products: four photos in one upload, recognised in parallel, applied to the pantry.
+  const products = await viaB.recognizeProducts(
+    [1, 2, 3, 4].map((i) => ({ data: fakeJpeg(20 + i), type: 'image/jpeg' })),
+  );
+  let done: Schemas['ProductJob'] | undefined;
+  for await (const { job } of viaB.productJobEvents(products.job_id)) done = job;
+  t.equal(done?.status, 'done');
   t.match(
-    done.result.items,
+    done?.result?.items,
     [{ name: 'Milk 3.2%', quantity: 4, unit_code: 'l', storage_days: Number }],
     'four photos merged into one line',
   );
   const [timing] =
     await sql`SELECT extract(epoch FROM finished_at - started_at)::float8 AS seconds FROM product_recognition_jobs
-      WHERE id = ${products.body.job_id}`;
+      WHERE id = ${products.job_id}`;
   t.ok(timing!.seconds < 1.2, `4 photos at 300 ms each took ${timing!.seconds.toFixed(2)} s: recognised in parallel`);
-  const applied = await api(apiA.url, token, 'POST', `/ai/product-jobs/${products.body.job_id}/apply`, {});
-  t.equal(applied.status, 200);
-  t.match(applied.body.items, [{ quantity: 4, unit_code: 'l' }]);
+  const applied = await app.api.POST('/ai/product-jobs/{id}/apply', {
+    params: { path: { id: products.job_id } },
+    body: {},
+  });
+  t.equal(applied.response.status, 200);
+  t.match(applied.data?.items, [{ quantity: 4, unit_code: 'l' }]);
+
+  // The menu: a week planned by the (offline) model, one slot removed, the rest kept.
+  const planned = await app.api.POST('/ai/generate-menu', { body: {} });
+  t.equal(planned.response.status, 200);
+  // The current week, so one plan (dates across weeks would answer `plans`).
+  const plan = planned.data as Schemas['MenuPlan'];
+  const slots = plan.days.flatMap((d) => d.items);
+  t.ok(slots.length >= 7, `${slots.length} meals planned`);
+  const removed = await app.api.DELETE('/menu/items/{id}', { params: { path: { id: slots[0]!.id } } });
+  t.equal(removed.response.status, 204);
+  const menu = await viaB.api.GET('/menu', { params: { query: { week_start: plan.week_start } } });
+  t.same(
+    menu.data?.days.flatMap((d) => d.items.map((i) => i.id)),
+    slots.slice(1).map((i) => i.id),
+    'the other meals stay',
+  );
 
   // An idle worker starts a new job promptly (NOTIFY, not the polling interval).
-  const quick = await api(apiA.url, token, 'POST', '/ai/recognize-dish', { image: imageJson(fakeJpeg(2)) });
-  await readStream(`${apiA.url}/ai/jobs/${quick.body.job_id}/stream`, token);
+  const quick = await app.recognizeDish({ data: fakeJpeg(2), type: 'image/jpeg' });
+  for await (const _ of app.dishJobEvents(quick.job_id));
   const [pickup] =
     await sql`SELECT extract(epoch FROM started_at - created_at)::float8 * 1000 AS ms FROM dish_recognition_jobs WHERE
-      id = ${quick.body.job_id}`;
+      id = ${quick.job_id}`;
   t.ok(pickup!.ms < 1000, `picked up ${pickup!.ms.toFixed(0)} ms after submission`);
 });
 
