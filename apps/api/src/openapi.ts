@@ -131,6 +131,11 @@ const SSE_DESCRIPTION =
   'the connection alive. Send Last-Event-ID to resume without the states already seen. Errors before the stream ' +
   'starts are JSON.';
 
+const NOT_MODIFIED = {
+  description: 'Not modified: the If-None-Match tag still matches; reuse the cached answer',
+  type: 'null',
+};
+
 const PATH_PARAM = /:([A-Za-z_]+)/g;
 
 /** Per route (@fastify/swagger's `transform`): operation id, shared answers, headers. */
@@ -149,6 +154,7 @@ export function transformRoute({ schema, url, route }: { schema: Json; url: stri
   const { '429': limited, ...always } = COMMON_RESPONSES;
   add(route.config?.rateLimit === false ? always : { ...always, '429': limited! });
   if (schema.body) add(BODY_RESPONSES);
+  if (route.config?.cacheSeconds !== undefined) responses['304'] = NOT_MODIFIED;
   return { url, schema: { ...schema, operationId, response: responses } };
 }
 
@@ -168,6 +174,7 @@ export function transformDocument(doc: Json): Json {
       const multipart = content?.['multipart/form-data'];
       if (multipart) content['multipart/form-data'] = { ...multipart, schema: binaryFiles(multipart.schema) };
       if (operation.operationId?.startsWith('stream')) sseResponses(operation);
+      if (operation.responses?.['304']) cacheHeaders(operation);
       for (const response of Object.values<Json>(operation.responses ?? {})) {
         // The error shape is the same whatever the route produces (SSE routes answer errors as JSON too).
         if (response.content?.['text/event-stream']?.schema?.$ref === ERROR_REF.$ref)
@@ -191,6 +198,23 @@ function sseResponses(operation: Json) {
     description: 'The id of the last event received, to resume after a reconnect',
     schema: { type: 'string', maxLength: 100 },
   });
+}
+
+function cacheHeaders(operation: Json) {
+  operation.parameters.push({
+    in: 'header',
+    name: 'If-None-Match',
+    required: false,
+    description: 'The ETag of a cached answer: 304 without a body while it is still current',
+    schema: { type: 'string', maxLength: 200 },
+  });
+  operation.responses['200'].headers = {
+    ETag: { description: 'The tag of this answer, for If-None-Match', schema: { type: 'string' } },
+    'Cache-Control': {
+      description: '`max-age` in seconds (or `no-cache`: revalidate first); `private` when the request carried a token',
+      schema: { type: 'string' },
+    },
+  };
 }
 
 /** Multipart bodies carry photos as file fields, not as the JSON form's base64 objects. */

@@ -2043,6 +2043,8 @@ export interface operations {
             header?: {
                 /** @description Language of translated fields (RFC 9110 list with q-values; POSIX tags such as pt_BR.UTF-8 accepted). The query parameter `lang` wins over it, then the profile language, then English. */
                 "Accept-Language"?: string;
+                /** @description The ETag of a cached answer: 304 without a body while it is still current */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2052,11 +2054,22 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The tag of this answer, for If-None-Match */
+                    ETag?: string;
+                    /** @description `max-age` in seconds (or `no-cache`: revalidate first); `private` when the request carried a token */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Language"][];
                 };
+            };
+            /** @description Not modified: the If-None-Match tag still matches; reuse the cached answer */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Too many requests: wait for Retry-After seconds */
             429: {
@@ -2093,6 +2106,8 @@ export interface operations {
             header?: {
                 /** @description Language of translated fields (RFC 9110 list with q-values; POSIX tags such as pt_BR.UTF-8 accepted). The query parameter `lang` wins over it, then the profile language, then English. */
                 "Accept-Language"?: string;
+                /** @description The ETag of a cached answer: 304 without a body while it is still current */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2102,11 +2117,22 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The tag of this answer, for If-None-Match */
+                    ETag?: string;
+                    /** @description `max-age` in seconds (or `no-cache`: revalidate first); `private` when the request carried a token */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Unit"][];
                 };
+            };
+            /** @description Not modified: the If-None-Match tag still matches; reuse the cached answer */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             401: {
@@ -2152,6 +2178,8 @@ export interface operations {
             header?: {
                 /** @description Language of translated fields (RFC 9110 list with q-values; POSIX tags such as pt_BR.UTF-8 accepted). The query parameter `lang` wins over it, then the profile language, then English. */
                 "Accept-Language"?: string;
+                /** @description The ETag of a cached answer: 304 without a body while it is still current */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2161,11 +2189,22 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The tag of this answer, for If-None-Match */
+                    ETag?: string;
+                    /** @description `max-age` in seconds (or `no-cache`: revalidate first); `private` when the request carried a token */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NamedCode"][];
                 };
+            };
+            /** @description Not modified: the If-None-Match tag still matches; reuse the cached answer */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Too many requests: wait for Retry-After seconds */
             429: {
@@ -2202,6 +2241,8 @@ export interface operations {
             header?: {
                 /** @description Language of translated fields (RFC 9110 list with q-values; POSIX tags such as pt_BR.UTF-8 accepted). The query parameter `lang` wins over it, then the profile language, then English. */
                 "Accept-Language"?: string;
+                /** @description The ETag of a cached answer: 304 without a body while it is still current */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2211,11 +2252,22 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The tag of this answer, for If-None-Match */
+                    ETag?: string;
+                    /** @description `max-age` in seconds (or `no-cache`: revalidate first); `private` when the request carried a token */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NamedCode"][];
                 };
+            };
+            /** @description Not modified: the If-None-Match tag still matches; reuse the cached answer */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Too many requests: wait for Retry-After seconds */
             429: {
@@ -2252,6 +2304,8 @@ export interface operations {
             header?: {
                 /** @description Language of translated fields (RFC 9110 list with q-values; POSIX tags such as pt_BR.UTF-8 accepted). The query parameter `lang` wins over it, then the profile language, then English. */
                 "Accept-Language"?: string;
+                /** @description The ETag of a cached answer: 304 without a body while it is still current */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2261,11 +2315,22 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The tag of this answer, for If-None-Match */
+                    ETag?: string;
+                    /** @description `max-age` in seconds (or `no-cache`: revalidate first); `private` when the request carried a token */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NamedCode"][];
                 };
+            };
+            /** @description Not modified: the If-None-Match tag still matches; reuse the cached answer */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Too many requests: wait for Retry-After seconds */
             429: {
@@ -2302,6 +2367,8 @@ export interface operations {
             header?: {
                 /** @description Language of translated fields (RFC 9110 list with q-values; POSIX tags such as pt_BR.UTF-8 accepted). The query parameter `lang` wins over it, then the profile language, then English. */
                 "Accept-Language"?: string;
+                /** @description The ETag of a cached answer: 304 without a body while it is still current */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2311,11 +2378,22 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The tag of this answer, for If-None-Match */
+                    ETag?: string;
+                    /** @description `max-age` in seconds (or `no-cache`: revalidate first); `private` when the request carried a token */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NamedCode"][];
                 };
+            };
+            /** @description Not modified: the If-None-Match tag still matches; reuse the cached answer */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Too many requests: wait for Retry-After seconds */
             429: {
@@ -2358,6 +2436,8 @@ export interface operations {
             header?: {
                 /** @description Language of translated fields (RFC 9110 list with q-values; POSIX tags such as pt_BR.UTF-8 accepted). The query parameter `lang` wins over it, then the profile language, then English. */
                 "Accept-Language"?: string;
+                /** @description The ETag of a cached answer: 304 without a body while it is still current */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2367,11 +2447,22 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The tag of this answer, for If-None-Match */
+                    ETag?: string;
+                    /** @description `max-age` in seconds (or `no-cache`: revalidate first); `private` when the request carried a token */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DishPage"];
                 };
+            };
+            /** @description Not modified: the If-None-Match tag still matches; reuse the cached answer */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             400: {
@@ -2431,6 +2522,8 @@ export interface operations {
             header?: {
                 /** @description Language of translated fields (RFC 9110 list with q-values; POSIX tags such as pt_BR.UTF-8 accepted). The query parameter `lang` wins over it, then the profile language, then English. */
                 "Accept-Language"?: string;
+                /** @description The ETag of a cached answer: 304 without a body while it is still current */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2440,11 +2533,22 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The tag of this answer, for If-None-Match */
+                    ETag?: string;
+                    /** @description `max-age` in seconds (or `no-cache`: revalidate first); `private` when the request carried a token */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DishSearchResult"];
                 };
+            };
+            /** @description Not modified: the If-None-Match tag still matches; reuse the cached answer */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             400: {
@@ -2499,6 +2603,8 @@ export interface operations {
             header?: {
                 /** @description Language of translated fields (RFC 9110 list with q-values; POSIX tags such as pt_BR.UTF-8 accepted). The query parameter `lang` wins over it, then the profile language, then English. */
                 "Accept-Language"?: string;
+                /** @description The ETag of a cached answer: 304 without a body while it is still current */
+                "If-None-Match"?: string;
             };
             path: {
                 id: string;
@@ -2510,11 +2616,22 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The tag of this answer, for If-None-Match */
+                    ETag?: string;
+                    /** @description `max-age` in seconds (or `no-cache`: revalidate first); `private` when the request carried a token */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Dish"];
                 };
+            };
+            /** @description Not modified: the If-None-Match tag still matches; reuse the cached answer */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             400: {
@@ -2578,6 +2695,8 @@ export interface operations {
             header?: {
                 /** @description Language of translated fields (RFC 9110 list with q-values; POSIX tags such as pt_BR.UTF-8 accepted). The query parameter `lang` wins over it, then the profile language, then English. */
                 "Accept-Language"?: string;
+                /** @description The ETag of a cached answer: 304 without a body while it is still current */
+                "If-None-Match"?: string;
             };
             path: {
                 id: string;
@@ -2589,11 +2708,22 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The tag of this answer, for If-None-Match */
+                    ETag?: string;
+                    /** @description `max-age` in seconds (or `no-cache`: revalidate first); `private` when the request carried a token */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Recipe"];
                 };
+            };
+            /** @description Not modified: the If-None-Match tag still matches; reuse the cached answer */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             400: {
@@ -2663,6 +2793,8 @@ export interface operations {
             header?: {
                 /** @description Language of translated fields (RFC 9110 list with q-values; POSIX tags such as pt_BR.UTF-8 accepted). The query parameter `lang` wins over it, then the profile language, then English. */
                 "Accept-Language"?: string;
+                /** @description The ETag of a cached answer: 304 without a body while it is still current */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2672,11 +2804,22 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The tag of this answer, for If-None-Match */
+                    ETag?: string;
+                    /** @description `max-age` in seconds (or `no-cache`: revalidate first); `private` when the request carried a token */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ProductPage"];
                 };
+            };
+            /** @description Not modified: the If-None-Match tag still matches; reuse the cached answer */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             400: {
@@ -2737,6 +2880,8 @@ export interface operations {
             header?: {
                 /** @description Language of translated fields (RFC 9110 list with q-values; POSIX tags such as pt_BR.UTF-8 accepted). The query parameter `lang` wins over it, then the profile language, then English. */
                 "Accept-Language"?: string;
+                /** @description The ETag of a cached answer: 304 without a body while it is still current */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -2746,11 +2891,22 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The tag of this answer, for If-None-Match */
+                    ETag?: string;
+                    /** @description `max-age` in seconds (or `no-cache`: revalidate first); `private` when the request carried a token */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ProductPage"];
                 };
+            };
+            /** @description Not modified: the If-None-Match tag still matches; reuse the cached answer */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             400: {
@@ -2805,6 +2961,8 @@ export interface operations {
             header?: {
                 /** @description Language of translated fields (RFC 9110 list with q-values; POSIX tags such as pt_BR.UTF-8 accepted). The query parameter `lang` wins over it, then the profile language, then English. */
                 "Accept-Language"?: string;
+                /** @description The ETag of a cached answer: 304 without a body while it is still current */
+                "If-None-Match"?: string;
             };
             path: {
                 barcode: string;
@@ -2816,11 +2974,22 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The tag of this answer, for If-None-Match */
+                    ETag?: string;
+                    /** @description `max-age` in seconds (or `no-cache`: revalidate first); `private` when the request carried a token */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Product"];
                 };
+            };
+            /** @description Not modified: the If-None-Match tag still matches; reuse the cached answer */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             400: {
@@ -2884,6 +3053,8 @@ export interface operations {
             header?: {
                 /** @description Language of translated fields (RFC 9110 list with q-values; POSIX tags such as pt_BR.UTF-8 accepted). The query parameter `lang` wins over it, then the profile language, then English. */
                 "Accept-Language"?: string;
+                /** @description The ETag of a cached answer: 304 without a body while it is still current */
+                "If-None-Match"?: string;
             };
             path: {
                 id: string;
@@ -2895,11 +3066,22 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    /** @description The tag of this answer, for If-None-Match */
+                    ETag?: string;
+                    /** @description `max-age` in seconds (or `no-cache`: revalidate first); `private` when the request carried a token */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Product"];
                 };
+            };
+            /** @description Not modified: the If-None-Match tag still matches; reuse the cached answer */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             400: {

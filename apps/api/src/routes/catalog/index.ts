@@ -4,6 +4,7 @@ import { normalizeBarcode } from '@nutrition/domain';
 import { errors, IdParams } from '../../schemas.ts';
 import { badRequest, notFound } from '../../errors.ts';
 import { decodeCursor, encodeCursor, isUuid } from '../../cursor.ts';
+import { httpCache } from '../../http-cache.ts';
 import {
   BarcodeParams,
   Dish,
@@ -28,10 +29,14 @@ const isKeyset = (v: unknown): v is { score: number; id: string } =>
 const catalog: FastifyPluginAsyncTypebox = async (app) => {
   const repo = catalogRepository(app.sql, app.searchSql, app.productSearchSql);
   app.addHook('onRequest', app.authenticate);
+  // A dish, recipe or product changes rarely: reused for 5 minutes. Lists and searches may gain the caller's own
+  // dishes at any time, so they are revalidated (a 304 when unchanged).
+  await app.register(httpCache);
 
   app.get(
     '/dishes',
     {
+      config: { cacheSeconds: 0 },
       schema: {
         tags: ['catalog'],
         summary: 'Catalog dishes, filtered',
@@ -51,6 +56,7 @@ const catalog: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/dishes/search',
     {
+      config: { cacheSeconds: 0 },
       schema: {
         tags: ['catalog'],
         summary: "Hybrid search over the names of catalog dishes and the caller's own, in every language, best first",
@@ -77,6 +83,7 @@ const catalog: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/dishes/:id',
     {
+      config: { cacheSeconds: 300 },
       schema: {
         tags: ['catalog'],
         summary: "A catalog dish or one made for the caller, with its recipes (another user's is 404)",
@@ -94,6 +101,7 @@ const catalog: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/recipes/:id',
     {
+      config: { cacheSeconds: 300 },
       schema: {
         tags: ['catalog'],
         summary: "A full catalog recipe or one made for the caller (another user's is 404)",
@@ -133,6 +141,7 @@ const catalog: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/products/search',
     {
+      config: { cacheSeconds: 0 },
       schema: {
         tags: ['catalog'],
         summary:
@@ -149,6 +158,7 @@ const catalog: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/ingredients/search',
     {
+      config: { cacheSeconds: 0 },
       schema: {
         tags: ['catalog'],
         summary: 'Products usable as recipe ingredients (curated, not bulk-imported packaged goods)',
@@ -162,6 +172,7 @@ const catalog: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/products/barcode/:barcode',
     {
+      config: { cacheSeconds: 300 },
       schema: {
         tags: ['catalog'],
         summary: 'A product by EAN-13, UPC-A, EAN-8 or GTIN-14 barcode',
@@ -183,6 +194,7 @@ const catalog: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/products/:id',
     {
+      config: { cacheSeconds: 300 },
       schema: {
         tags: ['catalog'],
         summary: 'One product',

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { referenceRepository, type ReferenceList } from '@nutrition/db/repositories';
 import { named, errors } from '../../schemas.ts';
+import { httpCache } from '../../http-cache.ts';
 
 const Language = named(
   'Language',
@@ -28,10 +29,14 @@ const Unit = named(
 /** Small, unpaginated reference lists (plain arrays), names in the request language. */
 const reference: FastifyPluginAsyncTypebox = async (app) => {
   const repo = referenceRepository(app.sql);
+  // Reference lists change with a deployment: reused for an hour.
+  await app.register(httpCache);
+  const config = { cacheSeconds: 3600 };
 
   app.get(
     '/languages',
     {
+      config,
       schema: {
         tags: ['reference'],
         summary: 'Active languages',
@@ -45,6 +50,7 @@ const reference: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/units',
     {
+      config,
       onRequest: app.authenticate,
       schema: { tags: ['reference'], summary: 'Units of measure', response: { 200: Type.Array(Unit), ...errors(401) } },
     },
@@ -60,7 +66,7 @@ const reference: FastifyPluginAsyncTypebox = async (app) => {
   for (const [path, list, summary] of publicLists) {
     app.get(
       path,
-      { schema: { tags: ['reference'], summary, security: [], response: { 200: Type.Array(Named) } } },
+      { config, schema: { tags: ['reference'], summary, security: [], response: { 200: Type.Array(Named) } } },
       async (request) => repo.list(list, request.language),
     );
   }
