@@ -166,3 +166,36 @@ t.test('preferences.language: null clears the preference and the request languag
   t.equal(units.headers['content-language'], 'fr', 'the request language applies again');
   assertError(t, await put({ language: 'xx' }), 400, 'validation_failed');
 });
+
+t.test("a dish entry in grams: portions from the recipe's serving weight, nutrition in proportion", async (t) => {
+  const { app, sql } = await buildTestApp(t);
+  const a = as(app, await login(app, 'weigher'));
+  const [borscht] = await sql`
+    SELECT d.id, r.serving_g::float8 AS serving_g FROM dishes d JOIN recipes r ON r.dish_id = d.id AND r.is_default
+    WHERE d.code = 'borscht'`;
+  t.ok(borscht!.serving_g > 100, `a serving of borscht weighs ${borscht!.serving_g} g`);
+  const [unweighed] = await sql`SELECT count(*)::int AS n FROM recipes WHERE source = 'catalog' AND serving_g IS NULL`;
+  t.equal(unweighed!.n, 0, 'every catalog recipe knows its serving weight');
+  const log = async (payload: Record<string, unknown>) =>
+    (
+      await a({ method: 'POST', url: '/diary', payload: { date: '2026-11-20', meal_type: 'lunch', ...payload } })
+    ).json();
+
+  const small = await log({ dish_id: borscht!.id, portion_g: 100 });
+  const large = await log({ dish_id: borscht!.id, portion_g: 1000 });
+  t.equal(small.portions, Math.round((100 / borscht!.serving_g) * 100) / 100);
+  t.ok(Math.abs(large.calories / small.calories - 10) < 0.2, `1000 g is ten times 100 g (${small.calories} kcal)`);
+  const serving = await log({ dish_id: borscht!.id });
+  const weighed = await log({ dish_id: borscht!.id, portion_g: borscht!.serving_g });
+  t.equal(weighed.calories, serving.calories, 'one serving by weight is one portion');
+  const both = await log({ dish_id: borscht!.id, portions: 2, portion_g: 100 });
+  t.equal(both.portions, 2, 'portions given win over grams');
+
+  const patched = await a({ method: 'PATCH', url: `/diary/${small.id}`, payload: { portion_g: 500 } });
+  t.equal(patched.json().portions, Math.round((500 / borscht!.serving_g) * 100) / 100, 'new grams, new portions');
+  t.ok(Math.abs(patched.json().calories / small.calories - 5) < 0.1);
+
+  // A dish the model only estimated (no weighed ingredients): the grams are kept, one portion counted.
+  const estimated = await log({ name: 'Grandma’s secret stew', portion_g: 400 });
+  t.match(estimated, { portions: 1, portion_g: 400 });
+});

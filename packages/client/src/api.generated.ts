@@ -411,7 +411,7 @@ export interface paths {
         head?: never;
         /**
          * Change the date, meal, portions or grams of an entry
-         * @description A dish entry takes `portions` and `portion_g` (null clears it); a product entry takes `portion_g` only (its nutrition follows the grams). The same request twice gives the same entry.
+         * @description A dish entry takes `portions` and `portion_g` (null clears it; grams without portions set the portions from the recipe's serving weight); a product entry takes `portion_g` only (its nutrition follows the grams). The same request twice gives the same entry.
          */
         patch: operations["updateDiaryEntry"];
         trace?: never;
@@ -1134,7 +1134,7 @@ export interface components {
             product_id?: string;
             /** @description dish entries; default 1 */
             portions?: number;
-            /** @description required for product entries */
+            /** @description required for product entries; on a dish entry without `portions`, sets them from the recipe's serving weight (350 g of a 250 g serving is 1.4 portions) */
             portion_g?: number;
             /** Format: uuid */
             job_id?: string;

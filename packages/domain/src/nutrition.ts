@@ -62,29 +62,46 @@ export interface IngredientAmount {
 
 /**
  * Per-serving nutrition of a recipe: each ingredient's grams × its per-100 g values, summed and divided by servings,
- * rounded to 0.1. Ingredients that cannot be weighed or have no nutrition are counted in `unmeasured`.
+ * rounded to 0.1. Ingredients that cannot be weighed or have no nutrition are counted in `unmeasured`. `servingG` is
+ * what one serving weighs (the ingredients' grams ÷ servings), null unless every ingredient was weighed.
  */
-export function recipePerServing(ingredients: IngredientAmount[], servings: number): Macros & { unmeasured: number } {
+export function recipePerServing(
+  ingredients: IngredientAmount[],
+  servings: number,
+): Macros & { unmeasured: number; servingG: number | null } {
   const total: Macros = { calories: 0, protein: 0, fat: 0, carbs: 0 };
   let unmeasured = 0;
-  for (const { grams, per100g } of ingredients) {
-    if (grams === null || per100g === null) {
+  let grams = 0;
+  for (const amount of ingredients) {
+    if (amount.grams !== null) grams += amount.grams;
+    if (amount.grams === null || amount.per100g === null) {
       unmeasured++;
       continue;
     }
-    const n = nutritionOfGrams(per100g, grams);
+    const n = nutritionOfGrams(amount.per100g, amount.grams);
     total.calories += n.calories;
     total.protein += n.protein;
     total.fat += n.fat;
     total.carbs += n.carbs;
   }
+  const weighed = ingredients.every((i) => i.grams !== null) && grams > 0;
   return {
     calories: round1(total.calories / servings),
     protein: round1(total.protein / servings),
     fat: round1(total.fat / servings),
     carbs: round1(total.carbs / servings),
     unmeasured,
+    servingG: weighed ? round1(grams / servings) : null,
   };
+}
+
+/**
+ * Portions in `grams` of a dish whose serving weighs `servingG` (a recognised 350 g plate of a 250 g serving is 1.4
+ * portions), rounded to 0.01 and kept within what a diary entry takes; 1 when the serving weight is unknown.
+ */
+export function portionsOfGrams(grams: number, servingG: number | null): number {
+  if (!servingG || servingG <= 0) return 1;
+  return Math.min(50, Math.max(0.01, Math.round((grams / servingG) * 100) / 100));
 }
 
 /** Scales per-serving values by a number of portions (1.5 portions of a recipe). */

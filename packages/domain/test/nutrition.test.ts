@@ -1,5 +1,12 @@
 import t from 'tap';
-import { gramsOf, recipePerServing, scaleMacros, type ProductMeasures, type Unit } from '../src/nutrition.ts';
+import {
+  gramsOf,
+  portionsOfGrams,
+  recipePerServing,
+  scaleMacros,
+  type ProductMeasures,
+  type Unit,
+} from '../src/nutrition.ts';
 
 const g: Unit = { code: 'g', kind: 'mass', factor: 1 };
 const kg: Unit = { code: 'kg', kind: 'mass', factor: 1000 };
@@ -49,8 +56,26 @@ t.test('per-serving nutrition of a hand-worked recipe', async (t) => {
     },
     { grams: 0.4, per100g: { calories: 0, protein: 0, fat: 0, carbs: 0 } },
   ];
-  t.same(recipePerServing(amounts, 4), { calories: 311.9, protein: 25.8, fat: 16.4, carbs: 15.1, unmeasured: 0 });
-  t.equal(recipePerServing([...amounts, { grams: null, per100g: null }], 4).unmeasured, 1);
+  const grams = amounts.reduce((sum, a) => sum + a.grams!, 0);
+  t.same(recipePerServing(amounts, 4), {
+    calories: 311.9,
+    protein: 25.8,
+    fat: 16.4,
+    carbs: 15.1,
+    unmeasured: 0,
+    servingG: Math.round((grams / 4) * 10) / 10,
+  });
+  const partly = recipePerServing([...amounts, { grams: null, per100g: null }], 4);
+  t.equal(partly.unmeasured, 1);
+  t.equal(partly.servingG, null, 'an ingredient that cannot be weighed leaves the serving weight unknown');
+});
+
+t.test('portions of a weighed plate follow the serving weight', async (t) => {
+  t.equal(portionsOfGrams(350, 250), 1.4);
+  t.equal(portionsOfGrams(100, 400), 0.25);
+  t.equal(portionsOfGrams(1000, 400), 2.5, 'ten times the grams, ten times the food');
+  t.equal(portionsOfGrams(300, null), 1, 'unknown serving weight: one portion');
+  t.equal(portionsOfGrams(10000, 20), 50, 'within the diary limit');
 });
 
 t.test('portions scale per-serving values', async (t) => {

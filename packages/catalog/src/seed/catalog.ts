@@ -194,7 +194,7 @@ async function seedDishes(tx: Queryable, dishes: SeedDish[], productIds: Map<str
         unitCode: ing.unit.code,
       })),
       recipe.servings,
-    )) ?? { calories: 0, protein: 0, fat: 0, carbs: 0 };
+    )) ?? { calories: 0, protein: 0, fat: 0, carbs: 0, servingG: null };
     const values = {
       servings: recipe.servings,
       prep_minutes: recipe.prep_minutes,
@@ -203,6 +203,7 @@ async function seedDishes(tx: Queryable, dishes: SeedDish[], productIds: Map<str
       protein_per_serving: perServing.protein,
       fat_per_serving: perServing.fat,
       carbs_per_serving: perServing.carbs,
+      serving_g: perServing.servingG,
     };
     // The catalog recipe keeps its id across re-seeding: diaries, menus and bookmarks point at it.
     const [existing] = await tx<{ id: string }[]>`

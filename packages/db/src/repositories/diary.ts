@@ -211,6 +211,13 @@ export function diaryRepository(sql: Queryable) {
       return row?.id ?? null;
     },
 
+    /** What one serving of a recipe weighs; null when unknown. */
+    async servingGrams(recipeId: string): Promise<number | null> {
+      const [row] = await sql<{ serving_g: number | null }[]>`
+        SELECT serving_g::float8 AS serving_g FROM recipes WHERE id = ${recipeId}`;
+      return row?.serving_g ?? null;
+    },
+
     async productExists(productId: string): Promise<boolean> {
       const rows = await sql`SELECT 1 FROM products WHERE id = ${productId}`;
       return rows.length > 0;

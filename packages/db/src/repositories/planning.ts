@@ -55,7 +55,8 @@ export function generatedRecipeRepository(sql: Queryable) {
         unitCode: i.unit,
       }));
       const computed = await computePerServing(sql, ingredients, recipe.servings);
-      const macros = computed && computed.unmeasured === 0 ? computed : recipe.macros;
+      const weighed = computed && computed.unmeasured === 0 ? computed : null;
+      const macros = weighed ?? recipe.macros;
 
       const [dish] = await sql<{ id: string }[]>`
         INSERT INTO dishes (source, created_by, image_url) VALUES (${input.source}, ${input.userId}, ${input.imageUrl})
@@ -65,10 +66,11 @@ export function generatedRecipeRepository(sql: Queryable) {
       await sql`INSERT INTO dish_translations ${sql(names)}`;
       const [row] = await sql<{ id: string }[]>`
         INSERT INTO recipes (dish_id, is_default, source, servings, prep_minutes, cook_minutes, calories_per_serving,
-                             protein_per_serving, fat_per_serving, carbs_per_serving, image_url, created_by)
+                             protein_per_serving, fat_per_serving, carbs_per_serving, serving_g, image_url,
+                             created_by)
         VALUES (${dish!.id}, true, ${input.source}, ${recipe.servings}, ${recipe.prepMinutes}, ${recipe.cookMinutes},
-                ${macros.calories}, ${macros.protein}, ${macros.fat}, ${macros.carbs}, ${input.imageUrl},
-                  ${input.userId})
+                ${macros.calories}, ${macros.protein}, ${macros.fat}, ${macros.carbs}, ${weighed?.servingG ?? null},
+                ${input.imageUrl}, ${input.userId})
         RETURNING id`;
       await writeRecipeBody(
         sql,

@@ -31,7 +31,7 @@ export async function computePerServing(
   tx: Queryable,
   ingredients: IngredientInput[],
   servings: number,
-): Promise<(Macros & { unmeasured: number }) | null> {
+): Promise<(Macros & { unmeasured: number; servingG: number | null }) | null> {
   if (ingredients.length === 0 || ingredients.some((i) => !i.productId)) return null;
   const ids = [...new Set(ingredients.map((i) => i.productId!))];
   const [units, products] = await Promise.all([

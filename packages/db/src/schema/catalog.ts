@@ -165,6 +165,8 @@ export const recipes = pgTable(
     proteinPerServing: decimal(),
     fatPerServing: decimal(),
     carbsPerServing: decimal(),
+    /** What one serving weighs (the ingredients' grams ÷ servings); null when an ingredient cannot be weighed. */
+    servingG: decimal(),
     imageUrl: text(),
     createdBy: uuid().references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
@@ -174,6 +176,7 @@ export const recipes = pgTable(
     uniqueIndex('recipes_default_idx').on(t.dishId).where(sql`${t.isDefault}`),
     check('recipes_source_check', oneOf('source', RECIPE_SOURCES)),
     check('recipes_servings_check', sql`${t.servings} > 0`),
+    check('recipes_serving_g_check', sql`${t.servingG} > 0`),
   ],
 );
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { diaryRepository, energyInputs, type StoredProfile } from '@nutrition/db/repositories';
-import { energyProfile, isValidDate, todayIn } from '@nutrition/domain';
+import { energyProfile, isValidDate, portionsOfGrams, todayIn } from '@nutrition/domain';
 import { errors, IdParams, Nullable } from '../../schemas.ts';
 import { conflict, notFound, validationFailed } from '../../errors.ts';
 import { fingerprint, idempotent } from '../../idempotency.ts';
@@ -153,13 +153,18 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
             if (!recipeId) throw notFound('Dish');
           }
           if (body.product_id && !(await diary.productExists(body.product_id))) throw notFound('Product');
+          // Grams without portions: as many portions as the grams make of the recipe's serving.
+          const portions = !recipeId
+            ? null
+            : (body.portions ??
+              (body.portion_g === undefined ? 1 : portionsOfGrams(body.portion_g, await diary.servingGrams(recipeId))));
           const id = await diary.insert(userId, {
             date: body.date,
             mealType: body.meal_type,
             dishId,
             recipeId,
             productId: body.product_id ?? null,
-            portions: dishId ? (body.portions ?? 1) : null,
+            portions,
             portionG: body.portion_g ?? null,
             jobId: body.job_id ?? null,
           });
@@ -180,8 +185,9 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
         tags: ['diary'],
         summary: 'Change the date, meal, portions or grams of an entry',
         description:
-          'A dish entry takes `portions` and `portion_g` (null clears it); a product entry takes `portion_g` only ' +
-          '(its nutrition follows the grams). The same request twice gives the same entry.',
+          'A dish entry takes `portions` and `portion_g` (null clears it; grams without portions set the portions ' +
+          "from the recipe's serving weight); a product entry takes `portion_g` only (its nutrition follows the " +
+          'grams). The same request twice gives the same entry.',
         params: IdParams,
         body: EntryPatch,
         response: { 200: DiaryEntry, ...errors(400, 401, 404) },
@@ -199,10 +205,16 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
           throw validationFailed('/body/portions', 'applies to dish entries; use portion_g');
         if (body.portion_g === null) throw validationFailed('/body/portion_g', 'is required for a product entry');
       }
+      // New grams on a dish entry without new portions: the portions follow the grams.
+      const portions =
+        body.portions ??
+        (entry.recipe_id && typeof body.portion_g === 'number'
+          ? portionsOfGrams(body.portion_g, await entries.servingGrams(entry.recipe_id))
+          : undefined);
       const changed = await entries.update(userId, id, {
         date: body.date,
         mealType: body.meal_type,
-        portions: body.portions,
+        portions,
         portionG: body.portion_g,
       });
       if (!changed) throw notFound('Diary entry');

@@ -59,7 +59,13 @@ export const NewEntry = named(
         Type.Number({ exclusiveMinimum: 0, maximum: 50, description: 'dish entries; default 1' }),
       ),
       portion_g: Type.Optional(
-        Type.Number({ exclusiveMinimum: 0, maximum: 10000, description: 'required for product entries' }),
+        Type.Number({
+          exclusiveMinimum: 0,
+          maximum: 10000,
+          description:
+            "required for product entries; on a dish entry without `portions`, sets them from the recipe's " +
+            'serving weight (350 g of a 250 g serving is 1.4 portions)',
+        }),
       ),
       job_id: Type.Optional(Uuid),
     },
