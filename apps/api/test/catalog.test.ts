@@ -144,6 +144,20 @@ t.test('catalog', async (t) => {
     t.equal((await get({ method: 'GET', url: `/products/barcode/${seeded!.barcode}` })).json().id, seeded!.id);
     const [ean8] = await sql`SELECT id, barcode FROM products WHERE length(barcode) = 8 LIMIT 1`;
     t.equal((await get({ method: 'GET', url: `/products/barcode/${ean8!.barcode}` })).json().id, ean8!.id, 'EAN-8');
+    // How scanners, databases and spreadsheets hand an EAN-8 over: zero-padded to 10, 12, 13 or 14 digits.
+    for (const width of [10, 12, 13, 14]) {
+      const padded = ean8!.barcode.padStart(width, '0');
+      const found = await get({ method: 'GET', url: `/products/barcode/${padded}` });
+      t.equal(found.json().id, ean8!.id, `the EAN-8 padded to ${width} digits (${padded})`);
+    }
+    const [gtin14] = [`0${seeded!.barcode}`];
+    t.equal((await get({ method: 'GET', url: `/products/barcode/${gtin14}` })).json().id, seeded!.id, 'GTIN-14');
+    // A food database's code with a typo in its check digit is found as stored; other such codes stay 400.
+    await sql`INSERT INTO products (canonical_name, barcode) VALUES ('Chickpeas (typo in the dump)', '4822753671905')`;
+    t.equal(
+      (await get({ method: 'GET', url: '/products/barcode/4822753671905' })).json().canonical_name,
+      'Chickpeas (typo in the dump)',
+    );
     await sql`INSERT INTO products (canonical_name, barcode) VALUES ('Peanut butter US', '0036000291452')`;
     const upc = (await get({ method: 'GET', url: '/products/barcode/036000291452' })).json();
     const ean = (await get({ method: 'GET', url: '/products/barcode/0036000291452' })).json();

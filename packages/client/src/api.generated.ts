@@ -347,7 +347,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A product by EAN-13, UPC-A, EAN-8 or GTIN-14 barcode */
+        /**
+         * A product by EAN-13, UPC-A, EAN-8 or GTIN-14 barcode
+         * @description Any GTIN form finds the product: an EAN-8 or UPC-A zero-padded to 10-14 digits, EAN-13, GTIN-14. A code whose check digit is wrong is 400 unless a food database stored it so.
+         */
         get: operations["getProductByBarcode"];
         put?: never;
         post?: never;

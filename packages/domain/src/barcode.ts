@@ -13,16 +13,28 @@ export function hasValidCheckDigit(code: string): boolean {
 }
 
 /**
- * The one form a barcode is stored and looked up in: EAN-8 stays 8 digits; UPC-A (12), EAN-13 and GTIN-14 with
- * leading zeros all become the EAN-13 of the same product, so a UPC-A and its EAN-13 find the same row.
+ * The one form a barcode is stored and looked up in, whatever form it came in: a GTIN padded with zeros on the left
+ * is the same GTIN (the check digit counts from the right), so every form becomes its shortest standard one. EAN-8
+ * (also zero-padded to 10, 12, 13 or 14 digits: GS1 puts GTIN-8 after five zeros in 13 digits) stays 8 digits; UPC-A,
+ * EAN-13 and GTIN-14 with a leading zero become the EAN-13; a GTIN-14 with an indicator digit stays 14 digits.
  * Null for anything that is not a GTIN with a valid check digit.
  */
 export function normalizeBarcode(input: string): string | null {
   const code = input.trim();
   if (!hasValidCheckDigit(code)) return null;
-  if (code.length === 8) return code;
-  if (code.length < 12) return null;
-  const ean13 = code.padStart(13, '0');
-  if (ean13.length === 14) return ean13.startsWith('0') ? ean13.slice(1) : null;
-  return ean13;
+  const gtin14 = code.padStart(14, '0');
+  if (gtin14.startsWith('000000')) return gtin14.slice(6);
+  if (code.length < 12 && code.length !== 8) return null;
+  return gtin14.startsWith('0') ? gtin14.slice(1) : gtin14;
+}
+
+/**
+ * A dump row's code as stored: its normal form, or, when its check digit is wrong (a typo in the source data), the
+ * digits as given, so the product is still imported and found by name. Null when it is no code at all.
+ */
+export function importedBarcode(input: string): { barcode: string; checked: boolean } | null {
+  const normal = normalizeBarcode(input);
+  if (normal) return { barcode: normal, checked: true };
+  const code = input.trim();
+  return /^\d{8,14}$/.test(code) ? { barcode: code, checked: false } : null;
 }

@@ -1,4 +1,4 @@
-import { normalizeBarcode } from './barcode.ts';
+import { importedBarcode } from './barcode.ts';
 
 /** One row of a food-database dump, in the shape every format is read into. */
 export interface FoodRecord {
@@ -31,6 +31,8 @@ export function densityFor(categoryCode: string | null): number {
 
 export interface ImportedProduct {
   barcode: string;
+  /** False when the code's check digit is wrong: kept as given, found by name. */
+  barcodeChecked: boolean;
   canonicalName: string;
   brand: string | null;
   categoryCode: string | null;
@@ -92,8 +94,8 @@ const cleanName = (name: string | null | undefined) => {
  * nutrition no food can have (over 900 kcal, negative, macros over 100 g) rejected. Missing nutrition is kept as null.
  */
 export function normalizeFoodRecord(record: FoodRecord, languages: readonly string[]): ImportedProduct | SkipReason {
-  const barcode = normalizeBarcode(record.code);
-  if (!barcode) return 'invalid_barcode';
+  const code = importedBarcode(record.code);
+  if (!code) return 'invalid_barcode';
 
   const aliases: ImportedProduct['aliases'] = [];
   const seen = new Set<string>();
@@ -127,7 +129,8 @@ export function normalizeFoodRecord(record: FoodRecord, languages: readonly stri
   if ((protein ?? 0) + (fat ?? 0) + (carbs ?? 0) > 100) return 'impossible_nutrition';
 
   return {
-    barcode,
+    barcode: code.barcode,
+    barcodeChecked: code.checked,
     canonicalName,
     brand: cleanName(record.brand?.split(',')[0]),
     categoryCode,

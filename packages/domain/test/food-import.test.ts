@@ -38,7 +38,11 @@ t.test('kcal from kJ, UPC-A normalised, nutrition checks', async (t) => {
   t.match(normalizeFoodRecord({ ...base, kcal: null, kj: null, fat: null, carbs: null, protein: null }, languages), {
     calories: null,
   });
-  t.equal(normalizeFoodRecord({ ...base, code: '4006381333932' }, languages), 'invalid_barcode');
+  t.match(
+    normalizeFoodRecord({ ...base, code: '4006381333932' }, languages),
+    { barcode: '4006381333932', barcodeChecked: false },
+    'a wrong check digit is a typo in the source: imported, the code kept as given',
+  );
   t.equal(normalizeFoodRecord({ ...base, code: 'abc' }, languages), 'invalid_barcode');
   t.equal(normalizeFoodRecord({ ...base, name: '   ', names: {} }, languages), 'no_name');
   t.equal(normalizeFoodRecord({ ...base, kcal: 901 }, languages), 'impossible_nutrition');

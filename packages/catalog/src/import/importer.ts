@@ -21,6 +21,8 @@ export interface ImportSummary {
    * wins.
    */
   duplicates: number;
+  /** Rows imported although their code's check digit is wrong (a typo in the source): the code is kept as given. */
+  uncheckedBarcodes: number;
   skipped: Partial<Record<SkipReason | 'unparsable', number>>;
 }
 
@@ -67,7 +69,15 @@ export async function importFoodDump(
   languages: readonly string[],
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
-  const summary: ImportSummary = { read: 0, inserted: 0, updated: 0, unchanged: 0, duplicates: 0, skipped: {} };
+  const summary: ImportSummary = {
+    read: 0,
+    inserted: 0,
+    updated: 0,
+    unchanged: 0,
+    duplicates: 0,
+    uncheckedBarcodes: 0,
+    skipped: {},
+  };
   const skip = (reason: SkipReason | 'unparsable') => (summary.skipped[reason] = (summary.skipped[reason] ?? 0) + 1);
   const gzip = await isGzip(path);
   const [clock] = await sql<{ now: Date }[]>`SELECT now()`;
@@ -125,6 +135,7 @@ export async function importFoodDump(
         skip(product);
         continue;
       }
+      if (!product.barcodeChecked) summary.uncheckedBarcodes++;
       const writer = writers[product.barcode.charCodeAt(product.barcode.length - 2) % writers.length]!;
       writer.batch.push(product);
       if (writer.batch.length >= size) await flush(writer);

@@ -48,7 +48,7 @@ export const products = pgTable(
   },
   (t) => [
     index('products_category_idx').on(t.categoryCode),
-    check('products_barcode_check', sql`${t.barcode} ~ '^([0-9]{8}|[0-9]{13})$'`),
+    check('products_barcode_check', sql`${t.barcode} ~ '^[0-9]{8,14}$'`),
     check(
       'products_nutrition_check',
       sql`${t.caloriesPer100g} BETWEEN 0 AND 900 AND ${t.proteinPer100g} >= 0 AND ${t.fatPer100g} >= 0 AND

@@ -176,6 +176,9 @@ const catalog: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['catalog'],
         summary: 'A product by EAN-13, UPC-A, EAN-8 or GTIN-14 barcode',
+        description:
+          'Any GTIN form finds the product: an EAN-8 or UPC-A zero-padded to 10-14 digits, EAN-13, GTIN-14. A code ' +
+          'whose check digit is wrong is 400 unless a food database stored it so.',
         params: BarcodeParams,
         response: { 200: Product, ...errors(400, 401, 404) },
       },
@@ -183,11 +186,12 @@ const catalog: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const { barcode } = request.params;
       if (!/^\d{8,14}$/.test(barcode)) throw badRequest('barcode must be 8-14 digits', 'invalid_barcode');
+      // A code whose check digit is wrong can still be stored as a food database gave it (a typo there).
       const normalized = normalizeBarcode(barcode);
+      const product = await repo.productByBarcode(normalized ?? barcode, request.language);
+      if (product) return product;
       if (!normalized) throw badRequest('barcode check digit is wrong', 'invalid_barcode');
-      const product = await repo.productByBarcode(normalized, request.language);
-      if (!product) throw notFound('Product');
-      return product;
+      throw notFound('Product');
     },
   );
 
