@@ -251,6 +251,29 @@ t.test(
       ['snack'],
     );
 
+    // An empty day, two meals asked for: they get a snack's and a dinner's share of the day, not the whole day.
+    const emptyDay = addDays(week, 16);
+    const pair = await a({
+      method: 'POST',
+      url: '/ai/generate-menu',
+      payload: { dates: [emptyDay], meal_types: ['snack', 'dinner'] },
+    });
+    const day = pair.json().plans[0].days.find((d: { date: string }) => d.date === emptyDay);
+    const servings = day.items.map((i: { servings: number }) => i.servings);
+    t.ok(
+      servings.every((s: number) => s >= 0.5 && s <= 2),
+      `servings ${servings} within 0.5-2`,
+    );
+    const perServing = day.items.map((i: { calories: number; servings: number }) => i.calories / i.servings);
+    const share = target * 0.35;
+    const reachable = perServing.reduce((sum: number, c: number) => sum + c, 0);
+    const expected = Math.min(Math.max(share, reachable * 0.5), reachable * 2);
+    t.ok(
+      Math.abs(day.totals.calories - expected) <= expected * 0.15,
+      `${day.totals.calories} kcal for a snack and a dinner (35 % of ${target} is ${share})`,
+    );
+    t.ok(day.totals.calories < target * 0.6, 'far from the whole day');
+
     assertError(
       t,
       await a({ method: 'POST', url: '/ai/generate-menu', payload: { dates: [week] } }),

@@ -1,7 +1,7 @@
 import type { MacroEstimate, ModelProvider, PlanningContext, Slot } from './provider.ts';
 import type { GeneratedRecipe } from './schemas.ts';
 import { offlineTexts } from './offline-texts.ts';
-import type { CatalogRecipe } from '@nutrition/domain';
+import { type CatalogRecipe, MEAL_SHARES } from '@nutrition/domain';
 
 export type { CatalogRecipe };
 
@@ -134,7 +134,13 @@ export function offlineModel(catalog: CatalogLookup): ModelProvider {
       const days = new Map<string, GeneratedRecipe[]>();
       for (const slot of ctx.slots as Slot[]) {
         const ranked = rank(all, ctx, slot.meal_type, slot.date);
-        const pick = ranked.find((c) => !usedDishes.has(c.recipe.dish_id)) ?? ranked[0];
+        // As a model asked for the calorie target would: a dish that 0.6-1.8 servings of brings this meal to its
+        // meal type's share of the day (the menu is fitted within 0.5-2 servings), when the catalog has one.
+        const wanted = ctx.calorieTarget === null ? null : ctx.calorieTarget * (MEAL_SHARES[slot.meal_type] ?? 0.25);
+        const fits = (c: (typeof ranked)[number]) =>
+          wanted === null || (c.recipe.calories * 0.6 <= wanted && wanted <= c.recipe.calories * 1.8);
+        const fresh = ranked.filter((c) => !usedDishes.has(c.recipe.dish_id));
+        const pick = fresh.find(fits) ?? ranked.find(fits) ?? fresh[0] ?? ranked[0];
         if (!pick) continue;
         usedDishes.add(pick.recipe.dish_id);
         days.set(slot.date, [

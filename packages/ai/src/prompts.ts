@@ -1,3 +1,4 @@
+import { MEAL_SHARES } from '@nutrition/domain';
 import type { PlanningContext, Slot } from './provider.ts';
 
 export type ContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
@@ -50,6 +51,10 @@ export function recommendationPrompt(ctx: PlanningContext & { count: number; mea
   ];
 }
 
+const SHARES = Object.entries(MEAL_SHARES)
+  .map(([type, share]) => `${type.replace('_', ' ')} ${share * 100} %`)
+  .join(', ');
+
 export function menuPrompt(ctx: PlanningContext & { slots: Slot[] }): ChatMessage[] {
   const byDate = new Map<string, string[]>();
   for (const s of ctx.slots) byDate.set(s.date, [...(byDate.get(s.date) ?? []), s.meal_type]);
@@ -60,7 +65,9 @@ export function menuPrompt(ctx: PlanningContext & { slots: Slot[] }): ChatMessag
       role: 'user',
       content:
         `${describeUser(ctx)}\n\nPlan these meals, one recipe per slot, varied across the days, each day close to ` +
-        `the calorie target:\n${slots}\nAnswer with one entry in \`days\` per date and one meal per meal type.`,
+        `the calorie target:\n${slots}\nOne serving of each meal should carry about its meal type's share of the ` +
+        `daily target (${SHARES}); servings are later scaled only within 0.5-2. ` +
+        'Answer with one entry in `days` per date and one meal per meal type.',
     },
   ];
 }

@@ -6,16 +6,38 @@ export interface PlannedMeal {
 
 export const DAY_TOLERANCE = 0.1;
 const STEP = 0.05;
-const MIN_SERVINGS = 0.25;
+/** A planned meal is half a serving to two: beyond that, another recipe fits better than a scaled one. */
+export const MIN_SERVINGS = 0.5;
+export const MAX_SERVINGS = 2;
 
-const roundStep = (x: number) => Math.max(MIN_SERVINGS, Math.round(x / STEP) * STEP);
+const roundStep = (x: number) => Math.min(MAX_SERVINGS, Math.max(MIN_SERVINGS, Math.round(x / STEP) * STEP));
+
+/** The part of a day's calories each meal type usually carries. */
+export const MEAL_SHARES: Record<string, number> = {
+  breakfast: 0.25,
+  second_breakfast: 0.1,
+  lunch: 0.35,
+  afternoon_snack: 0.1,
+  dinner: 0.25,
+  snack: 0.1,
+};
+
+/**
+ * Calories for some of a day's meals: their meal types' share of the day's target (a snack and a dinner are 35 %
+ * of it), never more than the whole day.
+ */
+export function mealsTarget(dayTarget: number, mealTypes: readonly string[]): number {
+  const share = [...new Set(mealTypes)].reduce((sum, type) => sum + (MEAL_SHARES[type] ?? 0), 0);
+  return dayTarget * Math.min(1, share);
+}
 const dayCalories = (meals: PlannedMeal[], servings: number[]) =>
   meals.reduce((sum, m, i) => sum + m.caloriesPerServing * servings[i]!, 0);
 
 /**
  * Servings for each meal of a day so that the day lands within ±10 % of the calorie target: every meal is scaled by
- * the same factor (the menu keeps its proportions), rounded to 0.05 of a serving, and if rounding pushed the day out
- * of the band, the most caloric meal is nudged back in. Days without calories or target are left as they are.
+ * the same factor (the menu keeps its proportions), rounded to 0.05 of a serving and kept within 0.5-2 servings, and
+ * if rounding pushed the day out of the band, the most caloric meal is nudged back in. A target the bounds cannot
+ * reach is approached as far as they allow. Days without calories or target are left as they are.
  */
 export function fitDayServings(meals: PlannedMeal[], target: number | null, tolerance = DAY_TOLERANCE): number[] {
   const current = dayCalories(

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { dayWithinTarget, fitDayServings } from '../src/menu-fitting.ts';
+import { dayWithinTarget, fitDayServings, mealsTarget } from '../src/menu-fitting.ts';
 
 t.test('a day far from the target is scaled into ±10 %', async (t) => {
   const meals = [
@@ -54,10 +54,16 @@ t.test('any day of random meals lands within the band', async (t) => {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
     return seed / 2 ** 31;
   };
+  let reachable = 0;
   for (let day = 0; day < 200; day++) {
     const meals = [1, 2, 3].map(() => ({ caloriesPerServing: 150 + random() * 700, servings: 1 }));
     const target = 1200 + Math.round(random() * 2400);
     const servings = fitDayServings(meals, target);
+    if (servings.some((s) => s < 0.5 || s > 2)) t.fail(`day ${day}: servings ${servings} outside 0.5-2`);
+    const base = meals.reduce((sum, m) => sum + m.caloriesPerServing, 0);
+    // Within the band whenever 0.6-1.8 servings of every meal could reach it (room for the 0.05 steps).
+    if (target < base * 0.6 || target > base * 1.8) continue;
+    reachable++;
     if (
       !dayWithinTarget(
         meals.map((m, i) => ({ ...m, servings: servings[i]! })),
@@ -66,5 +72,16 @@ t.test('any day of random meals lands within the band', async (t) => {
     )
       t.fail(`day ${day} out of band`);
   }
-  t.pass('200 random days within ±10 %');
+  t.ok(reachable > 100, `${reachable} reachable random days within ±10 %, every day within 0.5-2 servings`);
+});
+
+t.test('servings stay within 0.5-2 however far the target', async (t) => {
+  t.same(fitDayServings([{ caloriesPerServing: 780, servings: 1 }], 1836 * 2), [2], 'a huge target: two servings');
+  t.same(fitDayServings([{ caloriesPerServing: 900, servings: 1 }], 100), [0.5], 'a tiny one: half a serving');
+});
+
+t.test("requested meals get their meal types' share of the day", async (t) => {
+  t.equal(mealsTarget(2000, ['snack', 'dinner']), 700);
+  t.equal(mealsTarget(2000, ['lunch']), 700);
+  t.equal(mealsTarget(2000, ['breakfast', 'lunch', 'dinner', 'snack', 'afternoon_snack', 'second_breakfast']), 2000);
 });

@@ -2,7 +2,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { GeneratedRecipe, Slot } from '@nutrition/ai';
 import { menuRepository, type MenuItemRow } from '@nutrition/db/repositories';
-import { addDays, fitDayServings, isMonday, isValidDate, round1, weekStart as mondayOf } from '@nutrition/domain';
+import {
+  addDays,
+  fitDayServings,
+  isMonday,
+  isValidDate,
+  mealsTarget,
+  round1,
+  weekStart as mondayOf,
+} from '@nutrition/domain';
 import { errors, IdParams } from '../../schemas.ts';
 import { notFound, validationFailed } from '../../errors.ts';
 import { planningContext, photosFor, saveRecipes } from '../../planning.ts';
@@ -198,7 +206,15 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
             (item) => item.date === date && !indexes.some((i) => generated[i]!.recipe.meal_type === item.meal_type),
           );
           const keptCalories = kept.reduce((s, item) => s + (item.calories ?? 0), 0);
-          const target = ctx.calorieTarget === null ? null : Math.max(ctx.calorieTarget - keptCalories, 0) || null;
+          // The rest of the day's target; in dates mode at most the requested meal types' share of it.
+          const left = ctx.calorieTarget === null ? 0 : Math.max(ctx.calorieTarget - keptCalories, 0);
+          const share = datesMode
+            ? mealsTarget(
+                ctx.calorieTarget ?? 0,
+                indexes.map((i) => generated[i]!.recipe.meal_type),
+              )
+            : left;
+          const target = Math.min(left, share) || null;
           const fitted = fitDayServings(
             indexes.map((i) => ({ caloriesPerServing: saved[i]!.caloriesPerServing, servings: 1 })),
             target,
