@@ -199,3 +199,51 @@ t.test("a dish entry in grams: portions from the recipe's serving weight, nutrit
   const estimated = await log({ name: 'Grandma’s secret stew', portion_g: 400 });
   t.match(estimated, { portions: 1, portion_g: 400 });
 });
+
+t.test('the shopping list says what a shop sells, without tap water unless asked', async (t) => {
+  const { app, sql } = await buildTestApp(t);
+  const a = as(app, await login(app, 'list-maker'));
+  const week = weekStart(todayUtc());
+  // Dishes whose recipes use water and counted units (bay leaves, bunches, cloves), at awkward servings.
+  const dishes = await sql`
+    SELECT DISTINCT r.dish_id, r.id AS recipe_id FROM recipes r
+    JOIN recipe_ingredients i ON i.recipe_id = r.id JOIN products p ON p.id = i.product_id
+    WHERE r.source = 'catalog' AND (p.code = 'water' OR i.unit_code IN ('leaf', 'bunch', 'clove'))
+    ORDER BY r.id LIMIT 6`;
+  const items = dishes.map((d, i) => ({
+    date: week,
+    meal_type: ['breakfast', 'lunch', 'dinner', 'snack', 'afternoon_snack', 'second_breakfast'][i],
+    recipe_id: d.recipe_id,
+    servings: 0.35 + i * 0.17,
+  }));
+  const put = await a({ method: 'PUT', url: '/menu', payload: { week_start: week, items } });
+  t.equal(put.statusCode, 200, put.body.slice(0, 300));
+  const list = (await a({ method: 'POST', url: '/shopping-list/generate', payload: { week_start: week } })).json();
+  const lines = list.groups.flatMap((g: { items: unknown[] }) => g.items);
+  const counted = lines.filter((l: { unit_code: string }) =>
+    ['piece', 'bunch', 'leaf', 'clove', 'can', 'pack'].includes(l.unit_code),
+  );
+  t.ok(counted.length > 0, `${counted.length} counted lines`);
+  t.same(
+    counted.filter((l: { quantity: number }) => !Number.isInteger(l.quantity)),
+    [],
+    'no fraction of a counted unit',
+  );
+  const [water] = await sql`SELECT id FROM products WHERE code = 'water'`;
+  t.notOk(
+    lines.some((l: { product_id: string }) => l.product_id === water!.id),
+    'no tap water',
+  );
+  const withTap = (
+    await a({
+      method: 'POST',
+      url: '/shopping-list/generate',
+      payload: { week_start: week, include_tap_items: true },
+    })
+  ).json();
+  const tapLines = withTap.groups.flatMap((g: { items: unknown[] }) => g.items);
+  t.ok(
+    tapLines.some((l: { product_id: string }) => l.product_id === water!.id),
+    'water when asked for',
+  );
+});

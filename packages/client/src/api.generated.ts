@@ -620,7 +620,7 @@ export interface paths {
         put?: never;
         /**
          * Generate from the week's recipes × servings, minus pantry stock, units converted and summed
-         * @description Manual items stay; generated items that remain keep their checked state.
+         * @description Manual items stay; generated items that remain keep their checked state. Quantities are what a shop sells: whole pieces, bunches, cans, cloves and leaves; grams and millilitres rounded up to a readable step. Tap water is left off unless `include_tap_items`.
          */
         post: operations["generateShoppingList"];
         delete?: never;
@@ -5044,6 +5044,11 @@ export interface operations {
                      * @description YYYY-MM-DD, 1900-01-01 to 2100-12-31
                      */
                     week_start: string;
+                    /**
+                     * @description list tap water too
+                     * @default false
+                     */
+                    include_tap_items?: boolean;
                 };
             };
         };

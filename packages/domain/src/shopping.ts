@@ -2,6 +2,8 @@ import { gramsOf, type ProductMeasures, type Unit } from './nutrition.ts';
 
 export interface ShoppingNeed {
   productId: string | null;
+  /** The catalog product's code (`water`), null for an ingredient only named. */
+  productCode?: string | null;
   name: string;
   quantity: number;
   unit: Unit;
@@ -27,18 +29,33 @@ export interface ShoppingLine {
 
 type Dimension = 'g' | 'ml' | 'piece';
 
+const countUnitOf = (need: ShoppingNeed) => (need.productUnit?.kind === 'count' ? need.productUnit.code : 'piece');
+
 function dimensionOf(unit: Unit | null): Dimension {
   if (!unit || unit.kind === 'mass') return 'g';
   if (unit.kind === 'volume') return 'ml';
   return 'piece';
 }
 
-/** An amount in a product's dimension (grams, millilitres or pieces), or null when it cannot be converted. */
-function amountIn(dimension: Dimension, quantity: number, unit: Unit, measures: ProductMeasures): number | null {
+/** Ingredients that come from the tap, not the shop: left off the list unless asked for. */
+export const TAP_PRODUCTS: ReadonlySet<string> = new Set(['water']);
+
+/**
+ * An amount in a product's dimension (grams, millilitres, or its counted unit: pieces, bunches, cans), or null when
+ * it cannot be converted.
+ */
+function amountIn(
+  dimension: Dimension,
+  quantity: number,
+  unit: Unit,
+  measures: ProductMeasures,
+  countUnit = 'piece',
+): number | null {
   if (dimension === 'piece') {
-    if (unit.code === 'piece') return quantity;
+    if (unit.code === countUnit) return quantity;
     const grams = gramsOf(quantity, unit, measures);
-    return grams !== null && measures.pieceG ? grams / measures.pieceG : null;
+    const each = measures.unitGrams[countUnit] ?? (countUnit === 'piece' ? measures.pieceG : null);
+    return grams !== null && each ? grams / each : null;
   }
   if ((dimension === 'g' && unit.kind === 'mass') || (dimension === 'ml' && unit.kind === 'volume'))
     return quantity * unit.factor!;
@@ -47,27 +64,39 @@ function amountIn(dimension: Dimension, quantity: number, unit: Unit, measures: 
   return dimension === 'g' ? grams : grams / (measures.densityGPerMl ?? 1);
 }
 
-/** A readable quantity: kilograms and litres from 1000 up, whole pieces rounded up, otherwise to 0.1 … 5 g steps. */
-function present(dimension: Dimension, amount: number): { quantity: number; unitCode: string } {
-  if (dimension === 'piece') return { quantity: Math.ceil(amount - 1e-9), unitCode: 'piece' };
-  if (amount >= 1000) return { quantity: Math.round(amount / 10) / 100, unitCode: dimension === 'g' ? 'kg' : 'l' };
-  const step = amount >= 100 ? 5 : amount >= 10 ? 1 : 0.1;
-  return { quantity: Math.round(Math.ceil(amount / step - 1e-9) * step * 10) / 10, unitCode: dimension };
+/**
+ * What a shop sells: counted units (pieces, bunches, cans, cloves, leaves) whole and rounded up; grams and millilitres
+ * rounded up to a readable step (1 below 10, 5 below 100, 10 below 1000, then kilograms and litres in 0.05 steps).
+ */
+function present(dimension: Dimension, amount: number, countUnit = 'piece'): { quantity: number; unitCode: string } {
+  const up = (x: number, step: number) => Math.round(Math.ceil(x / step - 1e-9) * step * 100) / 100;
+  if (dimension === 'piece') return { quantity: Math.max(1, up(amount, 1)), unitCode: countUnit };
+  if (amount >= 1000) return { quantity: up(amount / 1000, 0.05), unitCode: dimension === 'g' ? 'kg' : 'l' };
+  const step = amount >= 100 ? 10 : amount >= 10 ? 5 : 1;
+  return { quantity: up(amount, step), unitCode: dimension };
 }
 
 /**
  * The shopping list of a week: the same product summed across recipes in one dimension (g, ml or pieces, converting
- * kg/l/spoons/cups and pieces through densities and piece weights), minus what the pantry holds, in readable units.
- * Needs that cannot be converted stay separate lines in their own unit; products fully in stock are left out.
+ * kg/l/spoons/cups and pieces through densities and piece weights), minus what the pantry holds, in what a shop
+ * sells. Needs that cannot be converted stay separate lines in their own unit; products fully in stock are left out,
+ * and so is tap water unless `includeTap`.
  */
-export function shoppingLines(needs: ShoppingNeed[], stock: StockItem[]): ShoppingLine[] {
+export function shoppingLines(
+  needs: ShoppingNeed[],
+  stock: StockItem[],
+  options: { includeTap?: boolean } = {},
+): ShoppingLine[] {
   const lines = new Map<
     string,
     { need: ShoppingNeed; dimension: Dimension | null; amount: number; unitCode: string }
   >();
   for (const need of needs) {
+    if (!options.includeTap && need.productCode && TAP_PRODUCTS.has(need.productCode)) continue;
     const dimension = dimensionOf(need.productUnit);
-    const amount = need.productId ? amountIn(dimension, need.quantity, need.unit, need.measures) : null;
+    const amount = need.productId
+      ? amountIn(dimension, need.quantity, need.unit, need.measures, countUnitOf(need))
+      : null;
     const key =
       amount !== null
         ? `${need.productId}|${dimension}`
@@ -84,16 +113,20 @@ export function shoppingLines(needs: ShoppingNeed[], stock: StockItem[]): Shoppi
   for (const item of stock) {
     for (const line of lines.values()) {
       if (line.need.productId !== item.productId || line.dimension === null) continue;
-      const held = amountIn(line.dimension, item.quantity, item.unit, line.need.measures);
+      const held = amountIn(line.dimension, item.quantity, item.unit, line.need.measures, countUnitOf(line.need));
       if (held !== null) line.amount -= held;
     }
   }
   const out: ShoppingLine[] = [];
   for (const line of lines.values()) {
     if (line.amount <= 1e-9) continue;
+    // A need that could not be converted is still bought in its own unit: whole counted units, readable amounts.
+    const unit = line.need.unit;
     const shown = line.dimension
-      ? present(line.dimension, line.amount)
-      : { quantity: Math.round(line.amount * 100) / 100, unitCode: line.unitCode };
+      ? present(line.dimension, line.amount, countUnitOf(line.need))
+      : unit.kind === 'count'
+        ? present('piece', line.amount, unit.code)
+        : present(dimensionOf(unit), line.amount * unit.factor!);
     out.push({ productId: line.need.productId, name: line.need.name, categoryCode: line.need.categoryCode, ...shown });
   }
   return out;

@@ -37,10 +37,10 @@ t.test('the same product sums across recipes and units', async (t) => {
     ],
     [],
   );
-  // 500 + 300 + 4 × 15 ml × 0.55 g/ml = 833 g → 835 g (5 g steps above 100 g)
+  // 500 + 300 + 4 × 15 ml × 0.55 g/ml = 833 g → 840 g (10 g steps above 100 g)
   t.same(
     lines.map((l) => [l.quantity, l.unitCode]),
-    [[835, 'g']],
+    [[840, 'g']],
   );
   const big = shoppingLines([need({ quantity: 1.2, unit: kg }), need({ quantity: 600 })], []);
   t.same(
@@ -92,4 +92,37 @@ t.test('stock covering the need leaves the product out; unconvertible needs stay
     unmatched.map((l) => [l.name, l.quantity, l.unitCode]),
     [['Lemongrass', 3, 'piece']],
   );
+});
+
+t.test('what a shop sells: no fraction of a counted unit, readable grams, no tap water', async (t) => {
+  const bunch = u('bunch', 'count', null);
+  const leaf = u('leaf', 'count', null);
+  const shown = (needs: ShoppingNeed[], options?: { includeTap?: boolean }) =>
+    shoppingLines(needs, [], options).map((l) => `${l.name} ${l.quantity} ${l.unitCode}`);
+  t.same(shown([need({ name: 'Basil', productUnit: bunch, unit: bunch, quantity: 0.49 })]), ['Basil 1 bunch']);
+  t.same(
+    shown([need({ name: 'Bay leaf', productUnit: g, unit: leaf, quantity: 0.51 })]),
+    ['Bay leaf 1 leaf'],
+    'a counted unit the product cannot weigh: still whole',
+  );
+  t.same(
+    shown([
+      need({
+        name: 'Basil',
+        productUnit: bunch,
+        unit: g,
+        quantity: 45,
+        measures: { ...plain, unitGrams: { bunch: 30 } },
+      }),
+    ]),
+    ['Basil 2 bunch'],
+    'grams of a product sold by the bunch: whole bunches',
+  );
+  t.same(shown([need({ name: 'Allspice', quantity: 0.2 })]), ['Allspice 1 g']);
+  t.same(shown([need({ name: 'Garlic', productUnit: piece, unit: piece, quantity: 2.3 })]), ['Garlic 3 piece']);
+  t.same(shown([need({ name: 'Rice', quantity: 1234 })]), ['Rice 1.25 kg']);
+  t.same(shown([need({ name: 'Cream', productUnit: ml, unit: ml, quantity: 37 })]), ['Cream 40 ml']);
+  const water = need({ name: 'Water', productCode: 'water', productUnit: ml, unit: l, quantity: 1.26 });
+  t.same(shown([water]), [], 'tap water is not shopping');
+  t.same(shown([water], { includeTap: true }), ['Water 1.3 l'], 'unless asked for');
 });

@@ -26,6 +26,7 @@ export function shoppingRepository(sql: Queryable) {
       const rows = await sql<
         {
           product_id: string | null;
+          product_code: string | null;
           name: string;
           quantity: number;
           unit: Unit;
@@ -36,7 +37,7 @@ export function shoppingRepository(sql: Queryable) {
           category_code: string | null;
         }[]
       >`
-        SELECT i.product_id, COALESCE(pl.name, pe.name, p.canonical_name, i.name) AS name,
+        SELECT i.product_id, p.code AS product_code, COALESCE(pl.name, pe.name, p.canonical_name, i.name) AS name,
                (i.quantity * m.servings / r.servings)::float8 AS quantity,
                ${sql.unsafe(UNIT('u'))} AS unit,
                CASE WHEN du.code IS NULL THEN NULL ELSE ${sql.unsafe(UNIT('du'))} END AS product_unit,
@@ -53,6 +54,7 @@ export function shoppingRepository(sql: Queryable) {
         WHERE mp.user_id = ${userId} AND mp.week_start = ${weekStart}`;
       return rows.map((r) => ({
         productId: r.product_id,
+        productCode: r.product_code,
         name: r.name,
         quantity: r.quantity,
         unit: r.unit,

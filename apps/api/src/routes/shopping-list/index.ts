@@ -118,8 +118,17 @@ const shoppingList: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['shopping list'],
         summary: "Generate from the week's recipes × servings, minus pantry stock, units converted and summed",
-        description: 'Manual items stay; generated items that remain keep their checked state.',
-        body: Type.Object({ week_start: DateString }, { additionalProperties: false }),
+        description:
+          'Manual items stay; generated items that remain keep their checked state. Quantities are what a shop ' +
+          'sells: whole pieces, bunches, cans, cloves and leaves; grams and millilitres rounded up to a readable ' +
+          'step. Tap water is left off unless `include_tap_items`.',
+        body: Type.Object(
+          {
+            week_start: DateString,
+            include_tap_items: Type.Optional(Type.Boolean({ default: false, description: 'list tap water too' })),
+          },
+          { additionalProperties: false },
+        ),
         response: { 200: List, ...errors(400, 401) },
       },
     },
@@ -129,7 +138,7 @@ const shoppingList: FastifyPluginAsyncTypebox = async (app) => {
         shopping.needs(request.user.id, weekStart, request.language),
         shopping.stock(request.user.id, await app.userTime(request)),
       ]);
-      const lines = shoppingLines(needs, stock);
+      const lines = shoppingLines(needs, stock, { includeTap: request.body.include_tap_items === true });
       await app.transaction((tx) => shoppingRepository(tx).replaceGenerated(request.user.id, weekStart, lines));
       return render(request.user.id, weekStart, request.language);
     },
