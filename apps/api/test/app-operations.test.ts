@@ -1,6 +1,8 @@
 import t from 'tap';
 import { todayUtc, weekStart } from '@nutrition/domain';
+import { recognitionRepository } from '@nutrition/db/repositories';
 import { as, assertError, buildTestApp, login } from './helpers.ts';
+import { fakeJpeg, imageJson } from './processes.ts';
 
 t.test('PATCH /diary/{id}: portions, grams, moving an entry to another day, double taps, wrong fields', async (t) => {
   const { app, sql } = await buildTestApp(t);
@@ -245,5 +247,45 @@ t.test('the shopping list says what a shop sells, without tap water unless asked
   t.ok(
     tapLines.some((l: { product_id: string }) => l.product_id === water!.id),
     'water when asked for',
+  );
+});
+
+t.test('apply refuses quantities no purchase holds, item by item, and stores nothing', async (t) => {
+  const { app, sql } = await buildTestApp(t);
+  const a = as(app, await login(app, 'receipt-reader'));
+  const job = (
+    await a({ method: 'POST', url: '/ai/recognize-receipt', payload: { images: [imageJson(fakeJpeg(11))] } })
+  ).json();
+  const jobs = recognitionRepository(app.sql);
+  await jobs.start('product', job.job_id);
+  const line = (name: string, quantity: number, unit_code: string) => ({
+    name,
+    product_id: null,
+    quantity,
+    unit_code,
+    storage_days: 7,
+    confidence: 0.8,
+    price: 2,
+  });
+  await jobs.finish('product', job.job_id, {
+    result: {
+      items: [line('Milk', 1, 'l'), line('Canned pineapple', 800, 'can'), line('Mint', 600, 'bunch')],
+    },
+  });
+  const url = `/ai/product-jobs/${job.job_id}/apply`;
+  const refused = assertError(t, await a({ method: 'POST', url, payload: {} }), 422, 'implausible_quantity');
+  t.same(
+    refused.details.map((d: { path: string }) => d.path),
+    ['/result/items/1/quantity', '/result/items/2/quantity'],
+    'each implausible item named',
+  );
+  t.match(refused.details[0].message, /Canned pineapple: 800 can/);
+  t.equal((await sql`SELECT count(*)::int AS n FROM user_products`)[0]!.n, 0, 'nothing stored');
+  const applied = await a({ method: 'POST', url, payload: { item_indexes: [0] } });
+  t.equal(applied.statusCode, 200);
+  t.same(
+    applied.json().items.map((i: { name: string }) => i.name),
+    ['Milk'],
+    'the plausible items can still be applied',
   );
 });

@@ -21,6 +21,8 @@ export interface VisionCatalog {
   visionCatalog(): Promise<{ dishes: string[]; products: { name: string; unit: string }[] }>;
 }
 
+const MEASURED = new Set(['g', 'ml']);
+
 /** Deterministic pseudo-random numbers from an image's bytes. */
 function digits(image: ImageInput): number[] {
   return [...createHash('sha256').update(image.data).digest()];
@@ -55,7 +57,8 @@ export function offlineVision(catalog: VisionCatalog): VisionModel {
           const p = products[(d[1 + i]! * 7 + i) % products.length]!;
           return {
             name: p.name,
-            quantity: p.unit === 'piece' ? 1 + (d[5 + i]! % 4) : 100 * (1 + (d[5 + i]! % 9)),
+            // Grams and millilitres in packs of 100-900, anything counted 1-4: what a receipt line says.
+            quantity: MEASURED.has(p.unit) ? 100 * (1 + (d[5 + i]! % 9)) : 1 + (d[5 + i]! % 4),
             unit: p.unit as ProductVision['items'][number]['unit'],
             price: jobType === 'receipt' ? Math.round(50 + d[9 + i]! * 2) / 10 : null,
             confidence: 0.5,

@@ -1,5 +1,7 @@
 import t from 'tap';
+import { implausibleQuantity } from '@nutrition/domain';
 import { offlineModel } from '../src/offline.ts';
+import { offlineVision } from '../src/vision.ts';
 
 t.test('macro estimates are the similarity-weighted mean of similar catalog dishes', async (t) => {
   const model = offlineModel({
@@ -23,4 +25,24 @@ t.test('macro estimates are the similarity-weighted mean of similar catalog dish
 t.test('a name like nothing in the catalog gets a typical meal, still labelled offline', async (t) => {
   const model = offlineModel({ similarDishes: async () => [] });
   t.match(await model.estimateDishMacros({ name: 'zzz', language: 'en' }), { calories: 400, model: 'offline' });
+});
+
+t.test('the offline receipt stand-in answers quantities a purchase can hold', async (t) => {
+  const units = ['g', 'ml', 'piece', 'can', 'bunch', 'pack', 'bottle'];
+  const catalog = {
+    visionCatalog: async () => ({ dishes: [], products: units.map((unit) => ({ name: unit, unit })) }),
+  };
+  const vision = offlineVision(catalog);
+  const wrong: string[] = [];
+  for (let i = 0; i < 200; i++) {
+    const { items } = await vision.recognizeProducts(
+      { contentType: 'image/jpeg', data: Buffer.from(`photo ${i}`) },
+      'receipt',
+    );
+    for (const item of items) {
+      const problem = implausibleQuantity(item.quantity, item.unit);
+      if (problem) wrong.push(problem);
+    }
+  }
+  t.same(wrong, [], 'no "800 can" from 200 photos');
 });

@@ -866,7 +866,7 @@ export interface paths {
         put?: never;
         /**
          * Add the recognised items (or those at item_indexes) to the pantry, once
-         * @description Idempotent: the first call adds the items in one transaction and marks the job applied; every later call (a retry, a double tap, with any body) answers 200 with the items that call added and adds nothing. The body is optional.
+         * @description Idempotent: the first call adds the items in one transaction and marks the job applied; every later call (a retry, a double tap, with any body) answers 200 with the items that call added and adds nothing. The body is optional. An item whose quantity no purchase holds (800 cans; a bound per unit) is refused with 422 implausible_quantity, one detail per item, and nothing is added.
          */
         post: operations["applyProductJob"];
         delete?: never;
@@ -6381,6 +6381,15 @@ export interface operations {
             };
             /** @description Unsupported content type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

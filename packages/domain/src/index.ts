@@ -12,3 +12,4 @@ export * from './text.ts';
 export * from './enums.ts';
 export * from './settings.ts';
 export * from './catalog-recipe.ts';
+export * from './quantities.ts';

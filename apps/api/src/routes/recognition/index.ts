@@ -5,9 +5,9 @@ import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import type { Queryable } from '@nutrition/db';
 import { enqueueRecognition, type RecognitionKind } from '@nutrition/worker';
 import { pantryRepository, recognitionRepository, type JobRow, type UploadedImage } from '@nutrition/db/repositories';
-import { estimatedSeconds, isValidDate, MEAL_TYPES, startOfDayIn } from '@nutrition/domain';
+import { estimatedSeconds, implausibleQuantity, isValidDate, MEAL_TYPES, startOfDayIn } from '@nutrition/domain';
 import { Cursor, errors, IdParams, Limit, Page } from '../../schemas.ts';
-import { conflict, notFound, validationFailed } from '../../errors.ts';
+import { conflict, HttpError, notFound, validationFailed } from '../../errors.ts';
 import { decodeCursor, encodeCursor, isUuid } from '../../cursor.ts';
 import { openEventStream } from '../../sse.ts';
 import { jobState, type JobState } from '../../plugins/events.ts';
@@ -346,13 +346,13 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
         description:
           'Idempotent: the first call adds the items in one transaction and marks the job applied; every later call ' +
           '(a retry, a double tap, with any body) answers 200 with the items that call added and adds nothing. ' +
-          'The body ' +
-          'is optional.',
+          'The body is optional. An item whose quantity no purchase holds (800 cans; a bound per unit) is refused ' +
+          'with 422 implausible_quantity, one detail per item, and nothing is added.',
         params: IdParams,
         body: ApplyBody,
         response: {
           200: Type.Object({ items: Type.Array(Type.Object({}, { additionalProperties: true })) }),
-          ...errors(400, 401, 404, 409),
+          ...errors(400, 401, 404, 409, 422),
         },
       },
     },
@@ -380,6 +380,18 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
         const indexes = [...new Set(request.body?.item_indexes ?? items.map((_, i) => i))];
         const bad = indexes.find((i) => i >= items.length);
         if (bad !== undefined) throw validationFailed('/body/item_indexes', `no item ${bad}`);
+        // A model can misread a receipt ("800 can"): such items are not stored; the app may apply the others.
+        const implausible = indexes.flatMap((i) => {
+          const problem = implausibleQuantity(items[i]!.quantity, items[i]!.unit_code);
+          return problem ? [{ path: `/result/items/${i}/quantity`, message: `${items[i]!.name}: ${problem}` }] : [];
+        });
+        if (implausible.length > 0)
+          throw new HttpError(
+            422,
+            'implausible_quantity',
+            'Some recognised quantities cannot be right: leave those items out with item_indexes',
+            implausible,
+          );
         const txPantry = pantryRepository(tx);
         const created = [];
         for (const i of indexes) {
