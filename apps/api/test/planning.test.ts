@@ -36,6 +36,7 @@ t.test('recommendations on the offline model: pantry, preferences, cache, refres
   t.equal(first.statusCode, 200);
   const body = first.json();
   t.equal(body.items.length, 3);
+  t.equal(body.model, 'offline', 'the answer says it came from the development stand-in');
   for (const item of body.items) {
     t.match(item, { source: 'ai', title: /[а-яё]/i, reason: String, ingredients: Array, steps: Array });
     t.ok(item.ingredients.length > 0 && item.calories_per_serving > 0);
@@ -183,6 +184,7 @@ t.test(
       'the first slot kept, meal-type order',
     );
     t.equal(plan.days[0].items[1].servings, 2);
+    t.equal(plan.model, null, 'a menu planned by hand names no model');
     t.equal(
       plan.days[0].totals.calories,
       Math.round((plan.days[0].items[0].calories + plan.days[0].items[1].calories) * 10) / 10,
@@ -206,6 +208,7 @@ t.test(
     t.equal(generated.statusCode, 200);
     const weekPlan = generated.json();
     t.equal(weekPlan.week_start, week);
+    t.equal(weekPlan.model, 'offline', 'a generated menu names its model');
     for (const day of weekPlan.days) {
       const meals = day.items.map((i: { meal_type: string }) => i.meal_type);
       t.same(

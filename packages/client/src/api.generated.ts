@@ -1271,6 +1271,7 @@ export interface components {
              * @description YYYY-MM-DD, 1900-01-01 to 2100-12-31
              */
             week_start: string;
+            model: string | null;
             days: {
                 /**
                  * Format: date
@@ -4472,6 +4473,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: components["schemas"]["Recommendation"][];
+                        model: string | null;
                         /**
                          * Format: date-time
                          * @description RFC 3339, UTC

@@ -31,9 +31,9 @@ export function menuRepository(sql: Queryable) {
   return {
     async plan(userId: string, weekStart: string, language: string) {
       const [plan] = await sql<
-        { id: string }[]
-      >`SELECT id FROM menu_plans WHERE user_id = ${userId} AND week_start = ${weekStart}`;
-      if (!plan) return { id: null, items: [] as MenuItemRow[] };
+        { id: string; model: string | null }[]
+      >`SELECT id, model FROM menu_plans WHERE user_id = ${userId} AND week_start = ${weekStart}`;
+      if (!plan) return { id: null, model: null, items: [] as MenuItemRow[] };
       const items = await sql<MenuItemRow[]>`
         SELECT m.id, m.date, m.meal_type, m.dish_id, m.recipe_id, COALESCE(tl.name, te.name) AS name,
                m.servings::float8 AS servings,
@@ -48,7 +48,7 @@ export function menuRepository(sql: Queryable) {
         LEFT JOIN dish_translations te ON te.dish_id = m.dish_id AND te.language_code = 'en'
         WHERE m.menu_plan_id = ${plan.id}
         ORDER BY m.date, array_position(${[...MEAL_TYPES]}::text[], m.meal_type)`;
-      return { id: plan.id, items };
+      return { id: plan.id, model: plan.model, items };
     },
 
     /** The dish and recipe of a slot given either, among those the user may see; null otherwise. */
@@ -64,11 +64,15 @@ export function menuRepository(sql: Queryable) {
       return row ?? null;
     },
 
-    /** Upserts the named slots of a week, leaving every other slot as it is. */
-    async upsertSlots(userId: string, weekStart: string, slots: MenuSlotInput[]) {
+    /**
+     * Upserts the named slots of a week, leaving every other slot as it is; `model` records a generation (slots
+     * planned by hand keep the model of the last one).
+     */
+    async upsertSlots(userId: string, weekStart: string, slots: MenuSlotInput[], model?: string) {
       const [plan] = await sql<{ id: string }[]>`
-        INSERT INTO menu_plans (user_id, week_start) VALUES (${userId}, ${weekStart})
-        ON CONFLICT (user_id, week_start) DO UPDATE SET updated_at = now()
+        INSERT INTO menu_plans (user_id, week_start, model) VALUES (${userId}, ${weekStart}, ${model ?? null})
+        ON CONFLICT (user_id, week_start)
+          DO UPDATE SET updated_at = now(), model = COALESCE(excluded.model, menu_plans.model)
         RETURNING id`;
       if (slots.length === 0) return;
       await sql`

@@ -56,6 +56,8 @@ export const menuPlans = pgTable(
     id: id(),
     userId: owner(),
     weekStart: date({ mode: 'string' }).notNull(),
+    /** The model of the latest generation (`offline` for the stand-in); null while only planned by hand. */
+    model: text(),
     createdAt: createdAt(),
     updatedAt: timestamptz().notNull().defaultNow(),
   },
@@ -165,6 +167,8 @@ export const recommendationSets = pgTable(
     /** Empty string when no meal type was asked for, so the unique index covers it. */
     mealType: text().notNull().default(''),
     items: jsonb().notNull(),
+    /** The model that made the set (`offline` for the stand-in); null for sets stored before it was kept. */
+    model: text(),
     generatedAt: timestamptz().notNull().defaultNow(),
   },
   (t) => [uniqueIndex('recommendation_sets_key_idx').on(t.userId, t.day, t.languageCode, t.mealType)],

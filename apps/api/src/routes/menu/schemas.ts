@@ -31,6 +31,11 @@ export const Plan = named(
   Type.Object({
     id: Nullable(Uuid),
     week_start: DateString,
+    model: Nullable(
+      Type.String({
+        description: 'the model of the latest generation (`offline`: the stand-in); null if planned by hand',
+      }),
+    ),
     days: Type.Array(Type.Object({ date: DateString, items: Type.Array(MenuItem), totals: Totals })),
     totals: Totals,
   }),

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { catalogRepository, recommendationRepository, type CachedRecommendation } from '@nutrition/db/repositories';
 import type { UserTime } from '../../plugins/clock.ts';
-import { named, errors, MealType, Timestamp, Uuid } from '../../schemas.ts';
+import { named, errors, MealType, Nullable, Timestamp, Uuid } from '../../schemas.ts';
 import { Recipe } from '../catalog/schemas.ts';
 import { planningContext, photosFor, saveRecipes } from '../../planning.ts';
 import type { Config } from '../../config.ts';
@@ -36,13 +36,16 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (ap
   const cache = recommendationRepository(app.sql);
   const catalog = catalogRepository(app.sql, app.searchSql);
   // Concurrent identical requests in this process share one generation.
-  const inflight = new Map<string, Promise<{ items: CachedRecommendation[]; generated_at: Date }>>();
+  const inflight = new Map<
+    string,
+    Promise<{ items: CachedRecommendation[]; model: string | null; generated_at: Date }>
+  >();
   app.addHook('onRequest', app.authenticate);
 
   async function generate(userId: string, time: UserTime, language: string, mealType: string | null, count: number) {
     const day = time.today;
     const ctx = await planningContext(app, userId, language, day, time);
-    const { recipes } = await app.model.recommend({ ...ctx, count, mealType });
+    const { recipes, model } = await app.model.recommend({ ...ctx, count, mealType });
     const images = await photosFor(app, recipes, config.PHOTO_SEARCH_BUDGET_MS);
     return app.transaction(async (tx) => {
       const saved = await saveRecipes(tx, recipes, images, 'ai', userId, language);
@@ -58,8 +61,8 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (ap
         }
         return { recipe_id: s.recipeId, title: r.title, reason: r.reason, uses_products: [...used] };
       });
-      const generated_at = await recommendationRepository(tx).put(userId, day, language, mealType ?? '', items);
-      return { items, generated_at };
+      const generated_at = await recommendationRepository(tx).put(userId, day, language, mealType ?? '', items, model);
+      return { items, model, generated_at };
     });
   }
 
@@ -74,7 +77,13 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (ap
           'A generation counts against the per-user model budget (429 past it); a cached answer does not.',
         querystring: Query,
         response: {
-          200: Type.Object({ items: Type.Array(Recommendation), generated_at: Timestamp }),
+          200: Type.Object({
+            items: Type.Array(Recommendation),
+            model: Nullable(
+              Type.String({ description: 'the model that made them; `offline` for the development stand-in' }),
+            ),
+            generated_at: Timestamp,
+          }),
           ...errors(400, 401, 429, 502),
         },
       },
@@ -102,7 +111,7 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (ap
         if (recipe)
           items.push({ ...recipe, title: item.title, reason: item.reason, uses_products: item.uses_products });
       }
-      return { items, generated_at: set.generated_at };
+      return { items, model: set.model, generated_at: set.generated_at };
     },
   );
 };
