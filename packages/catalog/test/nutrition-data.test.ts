@@ -1,0 +1,55 @@
+import t from 'tap';
+import { readJson } from '../src/seed/reference.ts';
+import type { SeedProduct } from '../src/seed/catalog.ts';
+
+/**
+ * Seed values against reference tables (USDA FoodData Central, SR Legacy: raw or as sold, per 100 g, carbohydrate by
+ * difference, i.e. total carbohydrate with fibre). Each row is a product a review found wrong, with the kind of error
+ * it had: cooked values for raw food, one style for a whole family, another basis for carbohydrate.
+ */
+const REFERENCE: Record<string, { kcal: number; protein: number; carbs: number; source: string }> = {
+  pork: { kcal: 198, protein: 19.7, carbs: 0, source: 'Pork, fresh, composite of retail cuts, lean and fat, raw' },
+  cocoa_powder: { kcal: 228, protein: 19.6, carbs: 57.9, source: 'Cocoa, dry powder, unsweetened' },
+  puff_pastry: { kcal: 551, protein: 7.4, carbs: 45.1, source: 'Puff pastry, frozen, ready-to-bake' },
+  blackcurrant: { kcal: 63, protein: 1.4, carbs: 15.4, source: 'Currants, european black, raw' },
+  red_currant: { kcal: 56, protein: 1.4, carbs: 13.8, source: 'Currants, red and white, raw' },
+  rye_bread: { kcal: 259, protein: 8.5, carbs: 48.3, source: 'Bread, rye' },
+  black_beans: { kcal: 341, protein: 21.6, carbs: 62.4, source: 'Beans, black, mature seeds, raw' },
+  chickpeas: { kcal: 378, protein: 20.5, carbs: 63, source: 'Chickpeas, mature seeds, raw' },
+  red_beans: { kcal: 333, protein: 23.6, carbs: 60, source: 'Beans, kidney, red, mature seeds, raw' },
+};
+
+async function products(): Promise<SeedProduct[]> {
+  const [ingredients, packaged] = await Promise.all([
+    readJson<SeedProduct[]>('products/ingredients.json'),
+    readJson<SeedProduct[]>('products/packaged.json'),
+  ]);
+  return [...ingredients, ...packaged];
+}
+
+t.test('reviewed products match the reference tables', async (t) => {
+  const byCode = new Map((await products()).map((p) => [p.code, p]));
+  for (const [code, ref] of Object.entries(REFERENCE)) {
+    const p = byCode.get(code);
+    if (!p) {
+      t.fail(`${code} is missing`);
+      continue;
+    }
+    t.ok(
+      Math.abs(p.kcal - ref.kcal) <= ref.kcal * 0.05,
+      `${code}: ${p.kcal} kcal, reference ${ref.kcal} (${ref.source})`,
+    );
+    t.ok(Math.abs(p.protein - ref.protein) <= Math.max(1, ref.protein * 0.1), `${code}: protein ${p.protein} g`);
+    t.ok(Math.abs(p.carbs - ref.carbs) <= Math.max(1, ref.carbs * 0.1), `${code}: carbohydrate ${p.carbs} g`);
+  }
+});
+
+t.test('carbohydrate is total carbohydrate everywhere: dry legumes state 45-70 g, not net of fibre', async (t) => {
+  // Dry beans, lentils and peas (not protein isolates such as textured soy).
+  const dry = (await products()).filter((p) => p.category === 'legumes' && p.kcal > 250 && p.protein < 30);
+  t.ok(dry.length >= 4, `${dry.length} dry legumes`);
+  t.same(
+    dry.filter((p) => p.carbs < 45 || p.carbs > 70).map((p) => `${p.code}: ${p.carbs} g`),
+    [],
+  );
+});
