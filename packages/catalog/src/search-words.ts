@@ -1,8 +1,8 @@
 import type { Queryable } from '@nutrition/db';
 
 /**
- * Adds the words of product names to the typo-correction vocabulary: the lexemes of the same `simple` text search
- * configuration that product search uses, so a corrected word is one full text can match.
+ * Adds the words of product names to the typo-correction vocabulary: the lexemes of the folded names in the same
+ * `simple` text search configuration that product search uses, so a corrected word is one full text can match.
  */
 export async function refreshSearchWords(
   sql: Queryable,
@@ -17,7 +17,7 @@ export async function refreshSearchWords(
       ${only.changedSince}`
         : sql``
     },
-         unnest(to_tsvector('simple', a.name)) AS w
+         unnest(to_tsvector('simple', a.search_name)) AS w
     WHERE length(w.lexeme) >= 3 ${only.productIds ? sql`AND a.product_id = ANY(${only.productIds}::uuid[])` : sql``}
     ON CONFLICT DO NOTHING`;
 }

@@ -101,7 +101,9 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
                                      WHERE p.word ~>=~ q.w AND p.word ~<~ (q.w || chr(1114111)))
                      AND word % q.w
                    ORDER BY word <-> q.w LIMIT 3) s), '') || ')', ' & ' ORDER BY q.ord)::tsquery AS tsq
-    FROM unnest(${words}::text[]) WITH ORDINALITY AS q(w, ord)`;
+    FROM unnest(${words}::text[]) WITH ORDINALITY AS typed(w, ord)
+    -- folded as names are; quoted as a tsquery lexeme
+    CROSS JOIN LATERAL (SELECT replace(replace(fold_text(typed.w), '\\', '\\\\'), '''', '''''') AS w, typed.ord) q`;
 
   return {
     async searchProducts(s: ProductSearch): Promise<ProductRow[]> {
@@ -110,7 +112,8 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
       const db = productSearchSql;
       // Names starting with q, as a range only the text_pattern_ops btree serves, in its order: the planner would
       // otherwise pick the trigram index for a LIKE prefix and sort every match.
-      const startsWith = db`a.search_name ~>=~ ${q} AND a.search_name ~<~ (${q} || chr(1114111))`;
+      const startsWith = db`
+        a.search_name ~>=~ fold_text(${q}) AND a.search_name ~<~ (fold_text(${q}) || chr(1114111))`;
       // Ingredients: candidates from curated names only (their own small indexes). Filtering imported products out
       // after the candidate limit would leave a common word with none: a million imported names crowd them out.
       const curated = s.ingredientsOnly ? db`AND NOT a.imported` : db``;
@@ -127,14 +130,14 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
                WHERE ${startsWith} ${curated} ORDER BY a.search_name USING ~<~ LIMIT ${CANDIDATES})
               UNION ALL
               (SELECT a.product_id, a.search_name, tsq.tsq FROM product_aliases a, tsq
-               WHERE to_tsvector('simple', a.name) @@ tsq.tsq ${curated} LIMIT ${CANDIDATES})`;
+               WHERE to_tsvector('simple', a.search_name) @@ tsq.tsq ${curated} LIMIT ${CANDIDATES})`;
       // Rank and cut to one page first; only the page's rows get their names, category and unit.
       const rows = await db<ProductRow[]>`
         WITH c AS (${candidates}),
         ranked AS (
           SELECT c.product_id, round(max(greatest(
                    COALESCE(ts_rank(to_tsvector('simple', c.search_name), c.tsq), 0),
-                   similarity(c.search_name, ${q})))::numeric, 4) AS score
+                   similarity(c.search_name, fold_text(${q}))))::numeric, 4) AS score
           FROM c GROUP BY c.product_id
         ),
         page AS (
@@ -182,7 +185,8 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
     /**
      * The catalog's dishes and the caller's own, by their names in every language: full text in each name's own
      * language configuration and in `simple` (prefixes), trigram similarity of the whole name and of its best-matching
-     * word (typos, unfinished words), and substring.
+     * word (typos, unfinished words), and substring; all but the stemmed full text compare names folded (case and
+     * accents: `creme brulee` finds Crème brûlée).
      */
     async searchDishes(
       userId: string,
@@ -196,30 +200,32 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
       const tsq = words.length > 0 ? prefixQuery(words) : null;
       const contains = `%${escapeLike(text)}%`;
       return searchSql<(DishSummaryRow & { score: number })[]>`
-        WITH m AS (
+        WITH q AS (SELECT fold_text(${text}) AS text, fold_text(${contains}) AS contains
+                   ${tsq ? sql`, to_tsquery('simple', fold_text(${tsq})) AS folded` : sql``}),
+        m AS (
           SELECT t.dish_id, max(greatest(
             ${
               tsq
                 ? sql`ts_rank(to_tsvector(l.search_config::regconfig, t.name),
                          to_tsquery(l.search_config::regconfig, ${tsq})),
-            ts_rank(to_tsvector('simple', t.name), to_tsquery('simple', ${tsq})),`
+            ts_rank(to_tsvector('simple', fold_text(t.name)), q.folded),`
                 : sql``
             }
-            similarity(lower(t.name), ${text}),
-            word_similarity(${text}, lower(t.name)),
-            CASE WHEN lower(t.name) LIKE ${contains} THEN 0.6 ELSE 0 END
+            similarity(fold_text(t.name), q.text),
+            word_similarity(q.text, fold_text(t.name)),
+            CASE WHEN fold_text(t.name) LIKE q.contains THEN 0.6 ELSE 0 END
           )) AS score
-          FROM dish_translations t
+          FROM q, dish_translations t
           JOIN languages l ON l.code = t.language_code
           JOIN dishes d ON d.id = t.dish_id AND ${visibleDish(sql, userId)}
-          WHERE lower(t.name) LIKE ${contains}
-             OR lower(t.name) % ${text}
-             OR ${text} <% lower(t.name)
+          WHERE fold_text(t.name) LIKE q.contains
+             OR fold_text(t.name) % q.text
+             OR q.text <% fold_text(t.name)
              ${
                tsq
                  ? sql`OR to_tsvector(l.search_config::regconfig, t.name)
                       @@ to_tsquery(l.search_config::regconfig, ${tsq})
-             OR to_tsvector('simple', t.name) @@ to_tsquery('simple', ${tsq})`
+             OR to_tsvector('simple', fold_text(t.name)) @@ q.folded`
                  : sql``
              }
           GROUP BY t.dish_id

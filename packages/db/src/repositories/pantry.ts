@@ -104,7 +104,7 @@ export function pantryRepository(sql: Queryable) {
     async productByName(name: string): Promise<string | null> {
       const [row] = await sql<{ product_id: string }[]>`
         SELECT a.product_id FROM product_aliases a JOIN products p ON p.id = a.product_id
-        WHERE a.search_name = ${name.trim().toLowerCase()}
+        WHERE a.search_name = fold_text(${name.trim()})
         ORDER BY p.source <> 'off' DESC, a.is_primary DESC LIMIT 1`;
       return row?.product_id ?? null;
     },

@@ -23,7 +23,8 @@ export function generatedRecipeRepository(sql: Queryable) {
     if (names.length === 0) return [];
     const rows = await sql<{ i: number; product_id: string | null }[]>`
       SELECT q.i::int AS i, m.product_id
-      FROM unnest(${names.map((n) => n.trim().toLowerCase())}::text[]) WITH ORDINALITY AS q(name, i)
+      FROM unnest(${names.map((n) => n.trim())}::text[]) WITH ORDINALITY AS typed(name, i)
+      CROSS JOIN LATERAL (SELECT fold_text(typed.name) AS name, typed.i) q
       LEFT JOIN LATERAL (
         SELECT a.product_id FROM product_aliases a
         WHERE NOT a.imported AND (a.search_name = q.name OR a.search_name % q.name)

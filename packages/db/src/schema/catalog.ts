@@ -69,8 +69,11 @@ export const productAliases = pgTable(
     languageCode: text().references(() => languages.code),
     name: text().notNull(),
     isPrimary: boolean().notNull().default(false),
-    /** What search compares: the name in lower case. */
-    searchName: text().generatedAlwaysAs(sql`lower(name)`),
+    /**
+     * What search compares: the name folded as people type it, lower case without accents (`fold_text`: `Tulú` is
+     * `tulu`, `ё` is `е`).
+     */
+    searchName: text().generatedAlwaysAs(sql`fold_text(name)`),
     /**
      * A name of a product from the bulk import (`source = 'off'`, which never changes): ingredient search and
      * ingredient matching leave these out, so the curated indexes below do not hold them.
@@ -83,10 +86,10 @@ export const productAliases = pgTable(
     // alone serve ingredient search, and trigram similarity matches ingredient names to curated products: however
     // many imported names share a word, they never crowd curated ones out of a bounded candidate set.
     index('product_aliases_prefix_idx').on(t.searchName.op('text_pattern_ops')),
-    index('product_aliases_fts_idx').using('gin', sql`to_tsvector('simple', ${t.name})`),
+    index('product_aliases_fts_idx').using('gin', sql`to_tsvector('simple', ${t.searchName})`),
     index('product_aliases_curated_prefix_idx').on(t.searchName.op('text_pattern_ops')).where(sql`NOT ${t.imported}`),
     index('product_aliases_curated_fts_idx')
-      .using('gin', sql`to_tsvector('simple', ${t.name})`)
+      .using('gin', sql`to_tsvector('simple', ${t.searchName})`)
       .where(sql`NOT ${t.imported}`),
     index('product_aliases_curated_trgm_idx')
       .using('gin', t.searchName.op('gin_trgm_ops'))

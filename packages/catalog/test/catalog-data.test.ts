@@ -53,3 +53,25 @@ t.test('carbohydrate is total carbohydrate everywhere: dry legumes state 45-70 g
     [],
   );
 });
+
+t.test("an alias never names another product: not another product's name, not another fat grade", async (t) => {
+  const all = await products();
+  const nameOf = new Map<string, string>();
+  for (const p of all)
+    for (const [lang, name] of Object.entries(p.names)) nameOf.set(`${lang}|${name.toLowerCase()}`, p.code);
+  const percent = /(\d+(?:[.,]\d+)?)\s*%/g;
+  const percents = (text: string) => [...text.matchAll(percent)].map((m) => m[1]!.replace(',', '.'));
+  const wrong: string[] = [];
+  for (const p of all) {
+    const own = new Set(Object.values(p.names).flatMap(percents));
+    for (const [lang, aliases] of Object.entries(p.aliases ?? {})) {
+      for (const alias of aliases) {
+        const other = nameOf.get(`${lang}|${alias.toLowerCase()}`);
+        if (other && other !== p.code) wrong.push(`${p.code} ${lang} "${alias}" is ${other}`);
+        if (own.size > 0 && percents(alias).some((x) => !own.has(x)))
+          wrong.push(`${p.code} ${lang} "${alias}": another fat grade`);
+      }
+    }
+  }
+  t.same(wrong, []);
+});
