@@ -189,6 +189,24 @@ t.test('catalog', async (t) => {
     assertError(t, await get({ method: 'GET', url: '/products/barcode/96385074' }), 404, 'not_found');
   });
 
+  t.test(
+    'in-store label codes match no seed product and say so; a stored store-brand code still finds its product',
+    async (t) => {
+      const [inStore] = await sql`SELECT count(*)::int AS n FROM products
+        WHERE barcode ~ '^(2|0[24])[0-9]{12}$' OR barcode ~ '^[02][0-9]{7}$'`;
+      t.equal(inStore!.n, 0, 'no seed barcode in a restricted range');
+      // A deli label: prefix 21, item 23456, weight 0.789 kg.
+      for (const label of ['2123456007893', '0212345678909', '20123451']) {
+        assertError(t, await get({ method: 'GET', url: `/products/barcode/${label}` }), 404, 'restricted_barcode');
+      }
+      await sql`INSERT INTO products (canonical_name, source, barcode) VALUES ('Store-brand muesli', 'off', '20123451')`;
+      t.equal(
+        (await get({ method: 'GET', url: '/products/barcode/20123451' })).json().canonical_name,
+        'Store-brand muesli',
+      );
+    },
+  );
+
   t.test('recipes are localised: dish name, unit names, steps with English fallback', async (t) => {
     const dish = (
       await get({ method: 'GET', url: `/dishes/${borscht!.id}`, headers: { 'accept-language': 'ru' } })

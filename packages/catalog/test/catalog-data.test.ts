@@ -75,3 +75,35 @@ t.test("an alias never names another product: not another product's name, not an
   }
   t.same(wrong, []);
 });
+
+t.test('an alias names one product: a word that means several is kept on the one people mean by it', async (t) => {
+  const owners = new Map<string, Set<string>>();
+  for (const p of await products())
+    for (const [lang, aliases] of Object.entries(p.aliases ?? {}))
+      for (const alias of aliases) {
+        const key = `${lang} "${alias.toLowerCase()}"`;
+        owners.set(key, (owners.get(key) ?? new Set()).add(p.code));
+      }
+  t.same(
+    [...owners].filter(([, codes]) => codes.size > 1).map(([key, codes]) => `${key}: ${[...codes].join(', ')}`),
+    [],
+  );
+});
+
+t.test(
+  'no seed barcode can be a shop label: generic ingredients have none, packaged ones use the GS1 demo prefix',
+  async (t) => {
+    const ingredients = await readJson<SeedProduct[]>('products/ingredients.json');
+    t.same(
+      ingredients.filter((p) => p.barcode).map((p) => p.code),
+      [],
+      'ingredients',
+    );
+    const coded = (await products()).filter((p) => p.barcode);
+    t.ok(coded.length >= 250);
+    t.same(
+      coded.filter((p) => !p.barcode!.startsWith('952')).map((p) => `${p.code} ${p.barcode}`),
+      [],
+    );
+  },
+);

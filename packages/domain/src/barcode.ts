@@ -38,3 +38,13 @@ export function importedBarcode(input: string): { barcode: string; checked: bool
   const code = input.trim();
   return /^\d{8,14}$/.test(code) ? { barcode: code, checked: false } : null;
 }
+
+/**
+ * Restricted-circulation numbers (GS1 prefixes 020-029, 040-049, 200-299; GS1-8 prefixes 0 and 2): shops print them
+ * on their own labels, often with a weight or price inside, so the same code means different things in different
+ * shops. Takes a normalized code.
+ */
+export function isRestrictedCirculation(normal: string): boolean {
+  if (normal.length === 8) return normal[0] === '0' || normal[0] === '2';
+  return normal.length === 13 && /^(?:2|0[24])/.test(normal);
+}

@@ -1,5 +1,11 @@
 import t from 'tap';
-import { gtinCheckDigit, hasValidCheckDigit, importedBarcode, normalizeBarcode } from '../src/barcode.ts';
+import {
+  gtinCheckDigit,
+  hasValidCheckDigit,
+  importedBarcode,
+  isRestrictedCirculation,
+  normalizeBarcode,
+} from '../src/barcode.ts';
 
 t.test('check digits', async (t) => {
   t.equal(gtinCheckDigit('400638133393'), 1); // EAN-13 4006381333931
@@ -34,4 +40,11 @@ t.test('a dump code with a wrong check digit is kept as given', async (t) => {
   t.same(importedBarcode('4006381333932'), { barcode: '4006381333932', checked: false });
   t.equal(importedBarcode('12-34'), null);
   t.equal(importedBarcode('1234567'), null);
+});
+
+t.test('in-store label ranges are restricted circulation, manufacturer codes are not', async (t) => {
+  for (const code of ['2123456789010', '2912345000004', '0212345678909', '0412345678903', '21301964', '01234565'])
+    t.ok(isRestrictedCirculation(normalizeBarcode(code) ?? code), code);
+  for (const code of ['4006381333931', '0036000291452', '96385074', '9520000010003', '14006381333938'])
+    t.notOk(isRestrictedCirculation(code), code);
 });

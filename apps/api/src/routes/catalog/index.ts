@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { catalogRepository } from '@nutrition/db/repositories';
-import { normalizeBarcode } from '@nutrition/domain';
+import { isRestrictedCirculation, normalizeBarcode } from '@nutrition/domain';
 import { errors, IdParams } from '../../schemas.ts';
-import { badRequest, notFound } from '../../errors.ts';
+import { badRequest, HttpError, notFound } from '../../errors.ts';
 import { decodeCursor, encodeCursor, isUuid } from '../../cursor.ts';
 import { httpCache } from '../../http-cache.ts';
 import {
@@ -178,7 +178,10 @@ const catalog: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'A product by EAN-13, UPC-A, EAN-8 or GTIN-14 barcode',
         description:
           'Any GTIN form finds the product: an EAN-8 or UPC-A zero-padded to 10-14 digits, EAN-13, GTIN-14. A code ' +
-          'whose check digit is wrong is 400 unless a food database stored it so.',
+          'whose check digit is wrong is 400 unless a food database stored it so. Codes from the in-store ranges ' +
+          '(GS1 prefixes 020-029, 040-049, 200-299; EAN-8 starting 0 or 2) are printed by shops on their own ' +
+          'labels, often with a weight or price inside: one that no food database stored is 404 with code ' +
+          '`restricted_barcode`, so an app can ask for the product by name instead.',
         params: BarcodeParams,
         response: { 200: Product, ...errors(400, 401, 404) },
       },
@@ -191,6 +194,9 @@ const catalog: FastifyPluginAsyncTypebox = async (app) => {
       const product = await repo.productByBarcode(normalized ?? barcode, request.language);
       if (product) return product;
       if (!normalized) throw badRequest('barcode check digit is wrong', 'invalid_barcode');
+      if (isRestrictedCirculation(normalized)) {
+        throw new HttpError(404, 'restricted_barcode', 'this is an in-store label code; search the product by name');
+      }
       throw notFound('Product');
     },
   );
