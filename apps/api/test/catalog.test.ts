@@ -199,7 +199,8 @@ t.test('catalog', async (t) => {
       for (const label of ['2123456007893', '0212345678909', '20123451']) {
         assertError(t, await get({ method: 'GET', url: `/products/barcode/${label}` }), 404, 'restricted_barcode');
       }
-      await sql`INSERT INTO products (canonical_name, source, barcode) VALUES ('Store-brand muesli', 'off', '20123451')`;
+      await sql`INSERT INTO products (canonical_name, source, barcode)
+        VALUES ('Store-brand muesli', 'off', '20123451')`;
       t.equal(
         (await get({ method: 'GET', url: '/products/barcode/20123451' })).json().canonical_name,
         'Store-brand muesli',
