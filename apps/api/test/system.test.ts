@@ -168,6 +168,13 @@ t.test('reference routes: public lists, units behind a token, 12 languages each'
     units.find((u: { code: string }) => u.code === 'tbsp'),
     { name: /ложка/, short: String },
   );
+  // A Japanese recipe's カップ is 200 ml; the US cup (240 ml) is named as such in Japanese.
+  const ja = (
+    await as(app, await login(app, 'u'))({ method: 'GET', url: '/units', headers: { 'accept-language': 'ja' } })
+  ).json();
+  const named = (name: string) => ja.filter((u: { name: string }) => u.name === name);
+  t.match(named('カップ'), [{ code: 'cup_jp', factor: 200 }]);
+  t.match(ja.find((u: { code: string }) => u.code === 'cup'), { name: 'USカップ', factor: 240 });
 });
 
 t.test('the OpenAPI document lists every route with its schemas', async (t) => {

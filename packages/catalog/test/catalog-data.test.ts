@@ -17,6 +17,8 @@ const REFERENCE: Record<string, { kcal: number; protein: number; carbs: number; 
   black_beans: { kcal: 341, protein: 21.6, carbs: 62.4, source: 'Beans, black, mature seeds, raw' },
   chickpeas: { kcal: 378, protein: 20.5, carbs: 63, source: 'Chickpeas, mature seeds, raw' },
   red_beans: { kcal: 333, protein: 23.6, carbs: 60, source: 'Beans, kidney, red, mature seeds, raw' },
+  cherry: { kcal: 63, protein: 1.1, carbs: 16, source: 'Cherries, sweet, raw' },
+  sour_cherry: { kcal: 50, protein: 1, carbs: 12.2, source: 'Cherries, sour, red, raw' },
 };
 
 async function products(): Promise<SeedProduct[]> {
@@ -107,3 +109,27 @@ t.test(
     );
   },
 );
+
+t.test('sweet and sour cherries are two products, each named for what the word means in every language', async (t) => {
+  const byCode = new Map((await products()).map((p) => [p.code, p]));
+  // "Вишня", "Wiśnia", "Vişne" are sour cherries; "Cherry", "Kirsche", "Cerise" sweet ones.
+  t.match(byCode.get('sour_cherry')?.names, {
+    ru: 'Вишня',
+    uk: 'Вишня',
+    pl: 'Wiśnia',
+    tr: 'Vişne',
+    de: 'Sauerkirsche',
+  });
+  t.match(byCode.get('cherry')?.names, {
+    en: 'Sweet cherry',
+    ru: 'Черешня',
+    pl: 'Czereśnia',
+    tr: 'Kiraz',
+    fr: 'Cerise',
+  });
+  const dishes =
+    await readJson<{ code: string; recipe: { ingredients: { product: string }[] } }[]>('dishes/eastern-european.json');
+  const uses = (code: string) =>
+    dishes.filter((d) => d.recipe.ingredients.some((i) => i.product === code)).map((d) => d.code);
+  t.same(uses('sour_cherry').sort(), ['kompot', 'vareniki_cherries']);
+});

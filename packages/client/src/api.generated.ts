@@ -349,7 +349,7 @@ export interface paths {
         };
         /**
          * A product by EAN-13, UPC-A, EAN-8 or GTIN-14 barcode
-         * @description Any GTIN form finds the product: an EAN-8 or UPC-A zero-padded to 10-14 digits, EAN-13, GTIN-14. A code whose check digit is wrong is 400 unless a food database stored it so.
+         * @description Any GTIN form finds the product: an EAN-8 or UPC-A zero-padded to 10-14 digits, EAN-13, GTIN-14. A code whose check digit is wrong is 400 unless a food database stored it so. Codes from the in-store ranges (GS1 prefixes 020-029, 040-049, 200-299; EAN-8 starting 0 or 2) are printed by shops on their own labels, often with a weight or price inside: one that no food database stored is 404 with code `restricted_barcode`, so an app can ask for the product by name instead.
          */
         get: operations["getProductByBarcode"];
         put?: never;
@@ -967,6 +967,12 @@ export interface components {
             name: string;
             /** @description abbreviation in the request language */
             short: string;
+            /** @enum {string} */
+            kind: "mass" | "volume" | "count";
+            /** @description null for counted units, whose weight depends on the product */
+            base_unit: ("g" | "ml") | null;
+            /** @description base units in one of this unit (a US cup 240 ml, a Japanese cup 200 ml) */
+            factor: number | null;
         };
         NamedCode: {
             code: string;

@@ -42,6 +42,7 @@ export const UNIT_CODES = [
   'tsp',
   'tbsp',
   'cup',
+  'cup_jp',
   'glass',
   'piece',
   'clove',

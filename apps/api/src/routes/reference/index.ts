@@ -23,6 +23,13 @@ const Unit = named(
     code: Type.String(),
     name: Type.String({ description: 'in the request language' }),
     short: Type.String({ description: 'abbreviation in the request language' }),
+    kind: Type.Enum(['mass', 'volume', 'count']),
+    base_unit: Type.Union([Type.Enum(['g', 'ml']), Type.Null()], {
+      description: 'null for counted units, whose weight depends on the product',
+    }),
+    factor: Type.Union([Type.Number(), Type.Null()], {
+      description: 'base units in one of this unit (a US cup 240 ml, a Japanese cup 200 ml)',
+    }),
   }),
 );
 
@@ -54,10 +61,10 @@ const reference: FastifyPluginAsyncTypebox = async (app) => {
       onRequest: app.authenticate,
       schema: { tags: ['reference'], summary: 'Units of measure', response: { 200: Type.Array(Unit), ...errors(401) } },
     },
-    async (request) => repo.list('units', request.language),
+    async (request) => repo.units(request.language),
   );
 
-  const publicLists: [string, ReferenceList, string][] = [
+  const publicLists: [string, Exclude<ReferenceList, 'units'>, string][] = [
     ['/cuisines', 'cuisines', 'Cuisines'],
     ['/tags', 'tags', 'Dish tags (diets, allergens, occasions)'],
     ['/dish-categories', 'dish_categories', 'Dish categories'],
