@@ -174,7 +174,10 @@ t.test('reference routes: public lists, units behind a token, 12 languages each'
   ).json();
   const named = (name: string) => ja.filter((u: { name: string }) => u.name === name);
   t.match(named('カップ'), [{ code: 'cup_jp', factor: 200 }]);
-  t.match(ja.find((u: { code: string }) => u.code === 'cup'), { name: 'USカップ', factor: 240 });
+  t.match(
+    ja.find((u: { code: string }) => u.code === 'cup'),
+    { name: 'USカップ', factor: 240 },
+  );
 });
 
 t.test('the OpenAPI document lists every route with its schemas', async (t) => {
