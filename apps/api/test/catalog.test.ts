@@ -93,6 +93,58 @@ t.test('catalog', async (t) => {
     t.ok(exact[0]!.score >= exact[1]!.score);
   });
 
+  t.test(
+    'ranking: exact names, then request-language prefixes, then other languages, then inside words and typos',
+    async (t) => {
+      const products = async (q: string, lang = 'en', path = '/products/search') =>
+        (await search(q, lang, path)).map((p) => p.name);
+      const first = async (q: string, lang = 'en', path = '/products/search') =>
+        (await products(q, lang, path))[0] ?? '';
+      // `m`: English names starting with m, not Poppy seeds (de Mohn) or Semolina (ru манка) first.
+      const m = await products('m');
+      t.ok(m.length >= 5);
+      t.match(
+        m.slice(0, 5),
+        m.slice(0, 5).map(() => /^m/i),
+        'the first names start with m in English',
+      );
+      t.notOk(
+        m.slice(0, 10).some((n) => /poppy|semolina|pork/i.test(n)),
+        m.slice(0, 10).join(', '),
+      );
+      // `milk`: milk itself, not Soy drink or Oat drink (named "soy milk" in an alias).
+      const milk = await products('milk');
+      t.match(milk[0], /^Milk/);
+      t.ok(
+        milk.findIndex((n) => /^Milk/.test(n)) < milk.findIndex((n) => /drink/i.test(n)) ||
+          !milk.some((n) => /drink/i.test(n)),
+        milk.slice(0, 8).join(', '),
+      );
+      for (const [i, n] of milk.entries()) if (/drink/i.test(n)) t.notOk(milk.slice(i).some((x) => /^Milk\b/.test(x)));
+      t.match(await first('tomato'), /^Tomato$/, 'the exact name first');
+      t.ok((await products('tomatoe')).slice(0, 5).includes('Tomato'), 'an overshot word finds the shorter one');
+      t.match(await first('chiken', 'en', '/ingredients/search'), /^Chicken/, 'an ingredient typo corrected');
+      t.match(await first('Kartoffel', 'en'), /Potato/, 'another language still finds, in the request language');
+      const pom = await products('пом', 'ru');
+      t.ok(
+        pom.slice(0, 3).every((n) => /пом/i.test(n)),
+        `Russian names with the prefix first: ${pom.join(', ')}`,
+      );
+      // Every word must match, and `%` inside a word is a literal `%`.
+      t.same(await products('a%b', 'en', '/dishes/search'), [], 'a%b: no name holds it; Poulet au beurre is no match');
+      t.same(await products('a%b'), [], 'nor a product name');
+      t.match(await first('milk 1.5%'), /^Milk 1\.5/, 'punctuation inside a word is literal and still found');
+      t.same(await products('borscht zzzz', 'en', '/dishes/search'), [], 'a word that matches nothing');
+      t.same(await products('buckwheat zzzz'), [], 'products too');
+      const scores = (await search('chicken', 'en', '/dishes/search')).map((d) => d.score);
+      t.same(
+        scores,
+        [...scores].sort((a, b) => b - a),
+        'best first',
+      );
+    },
+  );
+
   t.test('search folds case and accents the way people type: fr, es, de, tr, ru (ё = е)', async (t) => {
     const products = async (q: string, lang: string) => (await search(q, lang, '/products/search')).map((p) => p.name);
     t.match((await products('lait demi ecreme', 'fr'))[0] ?? '', /Lait demi-écrémé/, 'fr');

@@ -18,9 +18,52 @@ export function queryWords(q: string): string[] {
   return q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
+/**
+ * The query's words that hold punctuation inside (`a%b`, `1.5`, `m&m`), trimmed of punctuation at their ends: a name
+ * must contain each as written (folded), so `%` matches a literal `%` and `a%b` is not the two words `a` and `b`.
+ */
+export function literalWords(q: string): string[] {
+  return q
+    .toLowerCase()
+    .split(/\s+/)
+    .map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''))
+    .filter((w) => /[^\p{L}\p{N}]/u.test(w));
+}
+
 /** A prefix tsquery over words (`'bors':* & 'ukr':*`); words are quoted, and hold only letters and digits. */
 function prefixQuery(words: string[]): string {
   return words.map((w) => `'${w}':*`).join(' & ');
+}
+
+/**
+ * Every word, folded as names are (`fold_text`), as a word prefix: a `simple` tsquery. Folding can add quotes or
+ * spaces (`ŉ` is `'n`), so each folded word is quoted as a lexeme after folding.
+ */
+function foldedPrefixQuery(sql: Sql, words: string[]) {
+  return sql`(SELECT to_tsquery('simple', string_agg(
+      '''' || replace(replace(fold_text(w), '\\', '\\\\'), '''', '''''') || ''':*', ' & ' ORDER BY n))
+    FROM unnest(${words}::text[]) WITH ORDINALITY AS x(w, n))`;
+}
+
+/**
+ * The ranking tier of a name `c.search_name` (folded) in language `c.language_code` for the query `q`; the score is
+ * the tier plus a text similarity below 1. Exact names first, then names starting with the query in the request
+ * language, then names holding every query word as a word prefix in the request language, then both of these in other
+ * languages, then matches only inside words or through a typo correction. A name of unknown language counts as the
+ * request language's.
+ */
+function rankTier(sql: Sql, q: string, language: string, words: string[]) {
+  const own = sql`(c.language_code = ${language} OR c.language_code IS NULL)`;
+  return sql`(CASE
+    WHEN c.search_name = fold_text(${q}) THEN 4
+    WHEN starts_with(c.search_name, fold_text(${q})) THEN CASE WHEN ${own} THEN 3 ELSE 1.5 END
+    ${
+      words.length > 0
+        ? sql`WHEN to_tsvector('simple', c.search_name) @@ ${foldedPrefixQuery(sql, words)}
+                THEN CASE WHEN ${own} THEN 2 ELSE 1.5 END`
+        : sql``
+    }
+    ELSE 1 END)`;
 }
 
 /**
@@ -91,16 +134,25 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
    * by the three closest vocabulary words when it is 3+ characters and neither a word nor a word prefix of any name
    * (a typo). Query words hold only letters and digits; vocabulary words are quoted as tsquery lexemes.
    */
+  /**
+   * The query's tsquery, built in the search statement itself (one round trip): every word as a word prefix, widened
+   * by vocabulary words that are the word cut short by one or two letters (`tomatoe` is `tomato`, `eggs` is `egg`),
+   * and, when it is 3+ characters and neither a word nor a word prefix of any name (a typo), by the three closest
+   * vocabulary words. Query words hold only letters and digits; vocabulary words are quoted as tsquery lexemes.
+   */
   const tsQuery = (words: string[]) => productSearchSql`
     SELECT string_agg('(''' || q.w || ''':*' || COALESCE((
              SELECT string_agg(' | ''' || replace(replace(s.word, '\\', '\\\\'), '''', '''''') || '''', '')
              FROM (SELECT word FROM search_words
-                   WHERE length(q.w) >= 3
-                     -- a word prefix of the vocabulary is no typo (a range on the text_pattern_ops index)
-                     AND NOT EXISTS (SELECT 1 FROM search_words p
-                                     WHERE p.word ~>=~ q.w AND p.word ~<~ (q.w || chr(1114111)))
-                     AND word % q.w
-                   ORDER BY word <-> q.w LIMIT 3) s), '') || ')', ' & ' ORDER BY q.ord)::tsquery AS tsq
+                   WHERE length(q.w) >= 4 AND word IN (left(q.w, -1), left(q.w, -2)) AND length(word) >= 3
+                   UNION
+                   (SELECT word FROM search_words
+                    WHERE length(q.w) >= 3
+                      -- a word prefix of the vocabulary is no typo (a range on the text_pattern_ops index)
+                      AND NOT EXISTS (SELECT 1 FROM search_words p
+                                      WHERE p.word ~>=~ q.w AND p.word ~<~ (q.w || chr(1114111)))
+                      AND word % q.w
+                    ORDER BY word <-> q.w LIMIT 3)) s), '') || ')', ' & ' ORDER BY q.ord)::tsquery AS tsq
     FROM unnest(${words}::text[]) WITH ORDINALITY AS typed(w, ord)
     -- folded as names are; quoted as a tsquery lexeme
     CROSS JOIN LATERAL (SELECT replace(replace(fold_text(typed.w), '\\', '\\\\'), '''', '''''') AS w, typed.ord) q`;
@@ -119,26 +171,43 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
       const curated = s.ingredientsOnly ? db`AND NOT a.imported` : db``;
       const filter = s.category ? db`AND p.category_code = ${s.category}` : db``;
       // 1-2 characters: only names starting with them (an index range scan); anything wider costs seconds at scale.
+      // Curated names in the request language starting with q come first, on their own small index: otherwise a
+      // letter or two would fill the candidates with other languages' names in alphabetical order.
+      const ownLanguage = db`
+        (SELECT a.product_id, a.search_name, a.language_code, a.is_primary, NULL::tsquery AS tsq FROM product_aliases a
+         WHERE a.language_code = ${s.language} AND NOT a.imported AND ${startsWith}
+         ORDER BY a.search_name USING ~<~ LIMIT ${CANDIDATES})`;
       const candidates =
         q.length <= 2 || words.length === 0
           ? db`
-              SELECT a.product_id, a.search_name, NULL::tsquery AS tsq FROM product_aliases a
-              WHERE ${startsWith} ${curated} ORDER BY a.search_name USING ~<~ LIMIT ${CANDIDATES}`
+              ${ownLanguage}
+              UNION ALL
+              (SELECT a.product_id, a.search_name, a.language_code, a.is_primary, NULL::tsquery AS tsq
+               FROM product_aliases a
+               WHERE ${startsWith} ${curated} ORDER BY a.search_name USING ~<~ LIMIT ${CANDIDATES})`
           : db`
               WITH tsq AS (${tsQuery(words)})
-              (SELECT a.product_id, a.search_name, tsq.tsq FROM product_aliases a, tsq
+              ${ownLanguage}
+              UNION ALL
+              (SELECT a.product_id, a.search_name, a.language_code, a.is_primary, tsq.tsq FROM product_aliases a, tsq
                WHERE ${startsWith} ${curated} ORDER BY a.search_name USING ~<~ LIMIT ${CANDIDATES})
               UNION ALL
-              (SELECT a.product_id, a.search_name, tsq.tsq FROM product_aliases a, tsq
+              (SELECT a.product_id, a.search_name, a.language_code, a.is_primary, tsq.tsq FROM product_aliases a, tsq
                WHERE to_tsvector('simple', a.search_name) @@ tsq.tsq ${curated} LIMIT ${CANDIDATES})`;
       // Rank and cut to one page first; only the page's rows get their names, category and unit.
       const rows = await db<ProductRow[]>`
         WITH c AS (${candidates}),
         ranked AS (
-          SELECT c.product_id, round(max(greatest(
+          SELECT c.product_id, round(max(${rankTier(db, q, s.language, words)} + least(0.999, greatest(
                    COALESCE(ts_rank(to_tsvector('simple', c.search_name), c.tsq), 0),
-                   similarity(c.search_name, fold_text(${q}))))::numeric, 4) AS score
-          FROM c GROUP BY c.product_id
+                   -- the whole name's likeness orders names holding the query; the closest word's, corrections
+                   (similarity(c.search_name, fold_text(${q})) + word_similarity(fold_text(${q}), c.search_name)) / 2)
+                   -- within a tier, a product's own name before another name it is also known by
+                   * CASE WHEN c.is_primary THEN 1 ELSE 0.9 END))::numeric, 4) AS score
+          FROM c
+          WHERE NOT EXISTS (SELECT 1 FROM unnest(${literalWords(q)}::text[]) x
+                            WHERE strpos(c.search_name, fold_text(x)) = 0)
+          GROUP BY c.product_id
         ),
         page AS (
           SELECT r.product_id, r.score FROM ranked r JOIN products p ON p.id = r.product_id
@@ -199,35 +268,56 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
       const words = queryWords(text);
       const tsq = words.length > 0 ? prefixQuery(words) : null;
       const contains = `%${escapeLike(text)}%`;
+      const name = sql`fold_text(t.name)`;
       return searchSql<(DishSummaryRow & { score: number })[]>`
-        WITH q AS (SELECT fold_text(${text}) AS text, fold_text(${contains}) AS contains
-                   ${tsq ? sql`, to_tsquery('simple', fold_text(${tsq})) AS folded` : sql``}),
+        WITH q AS (SELECT fold_text(${text}) AS text, fold_text(${contains}) AS contains,
+                          ARRAY(SELECT fold_text(w) FROM unnest(${words}::text[]) w) AS words
+                   ${words.length > 0 ? sql`, ${foldedPrefixQuery(sql, words)} AS folded` : sql``}),
         m AS (
-          SELECT t.dish_id, max(greatest(
-            ${
-              tsq
-                ? sql`ts_rank(to_tsvector(l.search_config::regconfig, t.name),
-                         to_tsquery(l.search_config::regconfig, ${tsq})),
-            ts_rank(to_tsvector('simple', fold_text(t.name)), q.folded),`
-                : sql``
-            }
-            similarity(fold_text(t.name), q.text),
-            word_similarity(q.text, fold_text(t.name)),
-            CASE WHEN fold_text(t.name) LIKE q.contains THEN 0.6 ELSE 0 END
-          )) AS score
+          SELECT t.dish_id, max(
+            CASE
+              WHEN ${name} = q.text THEN 4
+              WHEN starts_with(${name}, q.text) THEN CASE WHEN t.language_code = ${language} THEN 3 ELSE 1.5 END
+              ${
+                words.length > 0
+                  ? sql`WHEN to_tsvector('simple', ${name}) @@ q.folded
+                          THEN CASE WHEN t.language_code = ${language} THEN 2 ELSE 1.5 END`
+                  : sql``
+              }
+              ELSE 1 END
+            + least(0.999, greatest(
+              ${
+                tsq
+                  ? sql`ts_rank(to_tsvector(l.search_config::regconfig, t.name),
+                                to_tsquery(l.search_config::regconfig, ${tsq})),
+                        ts_rank(to_tsvector('simple', ${name}), q.folded),`
+                  : sql``
+              }
+              similarity(${name}, q.text),
+              word_similarity(q.text, ${name}),
+              CASE WHEN ${name} LIKE q.contains THEN 0.6 ELSE 0 END))) AS score
           FROM q, dish_translations t
           JOIN languages l ON l.code = t.language_code
           JOIN dishes d ON d.id = t.dish_id AND ${visibleDish(sql, userId)}
-          WHERE fold_text(t.name) LIKE q.contains
-             OR fold_text(t.name) % q.text
-             OR q.text <% fold_text(t.name)
+          WHERE (${name} LIKE q.contains
+             OR ${name} % q.text
+             OR q.text <% ${name}
              ${
                tsq
                  ? sql`OR to_tsvector(l.search_config::regconfig, t.name)
                       @@ to_tsquery(l.search_config::regconfig, ${tsq})
-             OR to_tsvector('simple', fold_text(t.name)) @@ q.folded`
+             OR to_tsvector('simple', ${name}) @@ q.folded`
                  : sql``
-             }
+             })
+            -- Every query word matches: as a word prefix, or (3+ letters) inside a word or as a likely typo (a
+            -- stemmed match alone would drop stop words); a word with punctuation inside, literally.
+            AND NOT EXISTS (SELECT 1 FROM unnest(${literalWords(text)}::text[]) x
+                            WHERE strpos(${name}, fold_text(x)) = 0)
+            AND NOT EXISTS (
+              SELECT 1 FROM unnest(q.words) w
+              WHERE NOT (to_tsvector('simple', ${name})
+                           @@ to_tsquery('simple', '''' || replace(w, '''', '''''') || ''':*')
+                         OR (length(w) >= 3 AND (strpos(${name}, w) > 0 OR w <% ${name}))))
           GROUP BY t.dish_id
         )
         SELECT ${DISH_SUMMARY(sql)}, round(m.score::numeric, 4)::float8 AS score

@@ -88,6 +88,10 @@ export const productAliases = pgTable(
     index('product_aliases_prefix_idx').on(t.searchName.op('text_pattern_ops')),
     index('product_aliases_fts_idx').using('gin', sql`to_tsvector('simple', ${t.searchName})`),
     index('product_aliases_curated_prefix_idx').on(t.searchName.op('text_pattern_ops')).where(sql`NOT ${t.imported}`),
+    // Curated names in one language by prefix: a letter or two ranks the request language's names first.
+    index('product_aliases_curated_language_prefix_idx')
+      .on(t.languageCode, t.searchName.op('text_pattern_ops'))
+      .where(sql`NOT ${t.imported}`),
     index('product_aliases_curated_fts_idx')
       .using('gin', sql`to_tsvector('simple', ${t.searchName})`)
       .where(sql`NOT ${t.imported}`),

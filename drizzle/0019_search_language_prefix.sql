@@ -1,0 +1,1 @@
+CREATE INDEX "product_aliases_curated_language_prefix_idx" ON "product_aliases" USING btree ("language_code","search_name" text_pattern_ops) WHERE NOT "product_aliases"."imported";
