@@ -53,3 +53,35 @@ export const Cursor = Type.String({ minLength: 1, maxLength: 200 });
 
 export const Page = <T extends TSchema>(item: T) =>
   Type.Object({ items: Type.Array(item), next_cursor: Nullable(Type.String()) });
+
+/** Label nutrients beyond the macros (fibre, sugars, saturated fat, salt): null where a source does not state them. */
+const nutrient = (description: string) => Nullable(Type.Number({ description }));
+const SALT = '; sodium × 2.5 where only sodium is known';
+const PER_100G = 'grams per 100 g; null where unknown';
+export const NutrientsPer100g = {
+  fiber_per_100g: nutrient(PER_100G),
+  sugars_per_100g: nutrient(PER_100G),
+  saturated_fat_per_100g: nutrient(PER_100G),
+  salt_per_100g: nutrient(PER_100G + SALT),
+};
+const PER_SERVING = 'grams per serving; null unless every weighed ingredient states it';
+export const NutrientsPerServing = {
+  fiber_per_serving: nutrient(PER_SERVING),
+  sugars_per_serving: nutrient(PER_SERVING),
+  saturated_fat_per_serving: nutrient(PER_SERVING),
+  salt_per_serving: nutrient(PER_SERVING),
+};
+const GRAMS = 'grams; null where unknown';
+export const NutrientGrams = {
+  fiber_g: nutrient(GRAMS),
+  sugars_g: nutrient(GRAMS),
+  saturated_fat_g: nutrient(GRAMS),
+  salt_g: nutrient(GRAMS),
+};
+const TOTAL = 'grams, the known values summed: 0 when empty, null when nothing in it states the nutrient';
+export const NutrientTotals = {
+  fiber_g: nutrient(TOTAL),
+  sugars_g: nutrient(TOTAL),
+  saturated_fat_g: nutrient(TOTAL),
+  salt_g: nutrient(TOTAL),
+};

@@ -133,3 +133,18 @@ t.test('sweet and sour cherries are two products, each named for what the word m
     dishes.filter((d) => d.recipe.ingredients.some((i) => i.product === code)).map((d) => d.code);
   t.same(uses('sour_cherry').sort(), ['kompot', 'vareniki_cherries']);
 });
+
+t.test('every seed product states fibre, sugars, saturated fat and salt, within what its macros allow', async (t) => {
+  const wrong = (await products())
+    .filter(
+      (p) =>
+        [p.fiber, p.sugars, p.saturated_fat, p.salt].some((v) => typeof v !== 'number' || v < 0 || v > 100) ||
+        p.sugars > p.carbs + 0.5 ||
+        p.saturated_fat > p.fat + 0.5,
+    )
+    .map((p) => `${p.code}: ${p.fiber}/${p.sugars}/${p.saturated_fat}/${p.salt}`);
+  t.same(wrong, []);
+  const byCode = new Map((await products()).map((p) => [p.code, p]));
+  t.match(byCode.get('salt'), { salt: 99 }, 'salt is salt');
+  t.match(byCode.get('butter'), { saturated_fat: 53 });
+});

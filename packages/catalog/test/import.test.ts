@@ -1,5 +1,8 @@
 import t, { type Test } from 'tap';
 import { fileURLToPath } from 'node:url';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import postgres from 'postgres';
 import { createTestDatabase } from '@nutrition/db/testing';
 import { createDatabase } from '@nutrition/db';
@@ -72,6 +75,11 @@ t.test('the CSV export: counts, a second import changes nothing', async (t) => {
   });
   const [after] = await sql`SELECT count(*)::int AS n FROM products WHERE source = 'off'`;
   t.equal(after!.n, 221, 'nothing duplicated');
+  const [rice] = await sql`
+    SELECT fiber_per_100g::float8 AS fiber, sugars_per_100g::float8 AS sugars,
+           saturated_fat_per_100g::float8 AS saturated_fat, salt_per_100g::float8 AS salt
+    FROM products WHERE barcode = '4822392518910'`;
+  t.same(rice, { fiber: 1.3, sugars: 0.2, saturated_fat: 0.2, salt: 0.01 }, 'fibre, sugars, saturates and salt read');
   const typo =
     await sql`SELECT canonical_name, barcode FROM products WHERE barcode IN ('4822753671905', '027000634944')`;
   t.equal(typo.length, 2, 'rows whose check digit is wrong are imported, their codes kept as given');
@@ -208,3 +216,34 @@ t.test(
     t.match(await importFoodDump(single.sql, path, LANGUAGES), { inserted: 1 });
   },
 );
+
+t.test('salt from sodium where a document gives only sodium; a changed nutrient updates the product', async (t) => {
+  const { app, sql } = await setup(t);
+  const dir = await mkdtemp(join(tmpdir(), 'off-'));
+  t.teardown(() => rm(dir, { recursive: true }));
+  const doc = (sodium: number) =>
+    JSON.stringify({
+      code: '4006381333931',
+      product_name: 'Salzbrezeln',
+      lang: 'de',
+      nutriments: {
+        'energy-kcal_100g': 380,
+        proteins_100g: 10,
+        fat_100g: 3,
+        carbohydrates_100g: 76,
+        fiber_100g: 3.1,
+        sugars_100g: 1.5,
+        'saturated-fat_100g': 0.4,
+        sodium_100g: sodium,
+      },
+    });
+  await writeFile(join(dir, 'a.jsonl'), `${doc(1.6)}\n`);
+  await importFoodDump(app, join(dir, 'a.jsonl'), LANGUAGES);
+  const read = () => sql`
+    SELECT fiber_per_100g::float8 AS fiber, salt_per_100g::float8 AS salt
+    FROM products WHERE barcode = '4006381333931'`;
+  t.same((await read())[0], { fiber: 3.1, salt: 4 });
+  await writeFile(join(dir, 'b.jsonl'), `${doc(0.8)}\n`);
+  t.match(await importFoodDump(app, join(dir, 'b.jsonl'), LANGUAGES), { updated: 1 });
+  t.same((await read())[0], { fiber: 3.1, salt: 2 });
+});

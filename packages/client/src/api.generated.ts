@@ -1015,6 +1015,10 @@ export interface components {
             protein_per_serving: number | null;
             fat_per_serving: number | null;
             carbs_per_serving: number | null;
+            fiber_per_serving: number | null;
+            sugars_per_serving: number | null;
+            saturated_fat_per_serving: number | null;
+            salt_per_serving: number | null;
             image_url: string | null;
         };
         Dish: components["schemas"]["DishSummary"] & {
@@ -1052,6 +1056,10 @@ export interface components {
             protein_per_serving: number | null;
             fat_per_serving: number | null;
             carbs_per_serving: number | null;
+            fiber_per_serving: number | null;
+            sugars_per_serving: number | null;
+            saturated_fat_per_serving: number | null;
+            salt_per_serving: number | null;
             notes: string | null;
             image_url: string | null;
             ingredients: components["schemas"]["RecipeIngredient"][];
@@ -1071,6 +1079,10 @@ export interface components {
             protein_per_100g: number | null;
             fat_per_100g: number | null;
             carbs_per_100g: number | null;
+            fiber_per_100g: number | null;
+            sugars_per_100g: number | null;
+            saturated_fat_per_100g: number | null;
+            salt_per_100g: number | null;
             default_unit_code: string;
             default_unit_name: string | null;
             storage_days: number | null;
@@ -1103,6 +1115,10 @@ export interface components {
             protein_g: number | null;
             fat_g: number | null;
             carbs_g: number | null;
+            fiber_g: number | null;
+            sugars_g: number | null;
+            saturated_fat_g: number | null;
+            salt_g: number | null;
             job_id: string | null;
             /**
              * Format: date-time
@@ -1115,6 +1131,10 @@ export interface components {
             protein_g: number;
             fat_g: number;
             carbs_g: number;
+            fiber_g: number | null;
+            sugars_g: number | null;
+            saturated_fat_g: number | null;
+            salt_g: number | null;
         };
         DiaryDay: {
             /**
@@ -1235,6 +1255,10 @@ export interface components {
             protein_per_serving: number | null;
             fat_per_serving: number | null;
             carbs_per_serving: number | null;
+            fiber_per_serving: number | null;
+            sugars_per_serving: number | null;
+            saturated_fat_per_serving: number | null;
+            salt_per_serving: number | null;
             /**
              * Format: date-time
              * @description RFC 3339, UTC
@@ -1268,6 +1292,10 @@ export interface components {
             protein_g: number | null;
             fat_g: number | null;
             carbs_g: number | null;
+            fiber_g: number | null;
+            sugars_g: number | null;
+            saturated_fat_g: number | null;
+            salt_g: number | null;
             image_url: string | null;
         };
         MenuPlan: {
@@ -1290,6 +1318,10 @@ export interface components {
                     protein_g: number;
                     fat_g: number;
                     carbs_g: number;
+                    fiber_g: number | null;
+                    sugars_g: number | null;
+                    saturated_fat_g: number | null;
+                    salt_g: number | null;
                 };
             }[];
             totals: {
@@ -1297,6 +1329,10 @@ export interface components {
                 protein_g: number;
                 fat_g: number;
                 carbs_g: number;
+                fiber_g: number | null;
+                sugars_g: number | null;
+                saturated_fat_g: number | null;
+                salt_g: number | null;
             };
         };
         /** @description upserts the named slots; every other slot is kept */

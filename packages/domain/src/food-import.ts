@@ -1,4 +1,5 @@
 import { importedBarcode } from './barcode.ts';
+import type { Nutrients } from './nutrition.ts';
 
 /** One row of a food-database dump, in the shape every format is read into. */
 export interface FoodRecord {
@@ -15,6 +16,12 @@ export interface FoodRecord {
   fat: number | null;
   carbs: number | null;
   protein: number | null;
+  fiber: number | null;
+  sugars: number | null;
+  saturatedFat: number | null;
+  salt: number | null;
+  /** Used for salt (× 2.5) where salt is missing. */
+  sodium: number | null;
   /** What the nutrition values are given for; drinks and oils are labelled per 100 ml. Default `100g`. */
   per?: '100g' | '100ml';
 }
@@ -40,6 +47,9 @@ export interface ImportedProduct {
   protein: number | null;
   fat: number | null;
   carbs: number | null;
+  /** Fibre, sugars, saturated fat and salt per 100 g; an impossible one (above 100 g, sugars above the carbohydrate,
+   * saturates above the fat) is left unknown rather than losing the product. */
+  nutrients: Nutrients;
   /** Names by language; `null` language for a name whose language is unknown. */
   aliases: { language: string | null; name: string; primary: boolean }[];
 }
@@ -128,6 +138,20 @@ export function normalizeFoodRecord(record: FoodRecord, languages: readonly stri
   if (calories != null && calories > 900) return 'impossible_nutrition';
   if ((protein ?? 0) + (fat ?? 0) + (carbs ?? 0) > 100) return 'impossible_nutrition';
 
+  // Secondary values: a wrong one is dropped, not the product.
+  const part = (v: number | null, whole?: number | null) => {
+    const x = per100g(v);
+    if (x === null || !Number.isFinite(x) || x < 0 || x > 100) return null;
+    return whole != null && x > whole + 0.5 ? null : x;
+  };
+  const salt = record.salt ?? (record.sodium !== null ? Math.round(record.sodium * 2.5 * 1000) / 1000 : null);
+  const nutrients: Nutrients = {
+    fiber: part(record.fiber),
+    sugars: part(record.sugars, carbs),
+    saturated_fat: part(record.saturatedFat, fat),
+    salt: part(salt),
+  };
+
   return {
     barcode: code.barcode,
     barcodeChecked: code.checked,
@@ -138,6 +162,7 @@ export function normalizeFoodRecord(record: FoodRecord, languages: readonly stri
     protein: protein ?? null,
     fat: fat ?? null,
     carbs: carbs ?? null,
+    nutrients,
     aliases,
   };
 }

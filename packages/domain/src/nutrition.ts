@@ -22,6 +22,20 @@ export interface Macros {
   carbs: number;
 }
 
+/**
+ * What labels declare beside the macros (the EU's mandatory declaration, with fibre), per 100 g of a product or per
+ * serving of a recipe; null where unknown. Salt is sodium × 2.5 where only sodium is known.
+ */
+export const NUTRIENTS = ['fiber', 'sugars', 'saturated_fat', 'salt'] as const;
+export type Nutrient = (typeof NUTRIENTS)[number];
+export type Nutrients = Record<Nutrient, number | null>;
+
+export const UNKNOWN_NUTRIENTS: Nutrients = { fiber: null, sugars: null, saturated_fat: null, salt: null };
+
+/** Salt is given to 0.01 g (a label's precision for small amounts); the others to 0.1 g. */
+export const roundNutrient = (n: Nutrient, x: number) =>
+  n === 'salt' ? Math.round(x * 100) / 100 : Math.round(x * 10) / 10;
+
 /** Liquids without a known density are taken as water. */
 const DEFAULT_DENSITY = 1;
 
@@ -58,17 +72,27 @@ export const round1 = (x: number) => Math.round(x * 10) / 10;
 export interface IngredientAmount {
   grams: number | null;
   per100g: Macros | null;
+  /** Per 100 g; unknown when absent. */
+  nutrients?: Nutrients;
 }
 
 /**
  * Per-serving nutrition of a recipe: each ingredient's grams × its per-100 g values, summed and divided by servings,
  * rounded to 0.1. Ingredients that cannot be weighed or have no nutrition are counted in `unmeasured`. `servingG` is
- * what one serving weighs (the ingredients' grams ÷ servings), null unless every ingredient was weighed.
+ * what one serving weighs (the ingredients' grams ÷ servings), null unless every ingredient was weighed. A nutrient
+ * beyond the macros is null unless every weighed ingredient states it: a partial sum would read as a whole.
  */
 export function recipePerServing(
   ingredients: IngredientAmount[],
   servings: number,
-): Macros & { unmeasured: number; servingG: number | null } {
+): Macros & { unmeasured: number; servingG: number | null; nutrients: Nutrients } {
+  const nutrients = { ...UNKNOWN_NUTRIENTS };
+  const counted = ingredients.filter((i) => i.grams !== null && i.per100g !== null);
+  for (const n of NUTRIENTS) {
+    if (counted.length === 0 || counted.some((i) => i.nutrients?.[n] == null)) continue;
+    const total = counted.reduce((sum, i) => sum + (i.nutrients![n]! * i.grams!) / 100, 0);
+    nutrients[n] = roundNutrient(n, total / servings);
+  }
   const total: Macros = { calories: 0, protein: 0, fat: 0, carbs: 0 };
   let unmeasured = 0;
   let grams = 0;
@@ -92,6 +116,7 @@ export function recipePerServing(
     carbs: round1(total.carbs / servings),
     unmeasured,
     servingG: weighed ? round1(grams / servings) : null,
+    nutrients,
   };
 }
 

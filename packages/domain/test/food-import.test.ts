@@ -14,7 +14,30 @@ const base: FoodRecord = {
   fat: 3.5,
   carbs: 4.8,
   protein: 3.3,
+  fiber: 0,
+  sugars: 4.8,
+  saturatedFat: 2.3,
+  salt: 0.1,
+  sodium: 0.04,
 };
+
+t.test(
+  'fibre, sugars, saturated fat and salt come along; salt from sodium where missing; a wrong one is dropped',
+  async (t) => {
+    t.match(normalizeFoodRecord(base, languages), {
+      nutrients: { fiber: 0, sugars: 4.8, saturated_fat: 2.3, salt: 0.1 },
+    });
+    t.match(normalizeFoodRecord({ ...base, salt: null, sodium: 0.4 }, languages), { nutrients: { salt: 1 } });
+    t.match(normalizeFoodRecord({ ...base, salt: null, sodium: null }, languages), { nutrients: { salt: null } });
+    t.match(normalizeFoodRecord({ ...base, sugars: 40, saturatedFat: 9, fiber: 140 }, languages), {
+      calories: 64,
+      nutrients: { sugars: null, saturated_fat: null, fiber: null, salt: 0.1 },
+    });
+    t.match(normalizeFoodRecord({ ...base, per: '100ml', categoryTags: ['en:milks'], sugars: 5.15 }, languages), {
+      nutrients: { sugars: 5 },
+    });
+  },
+);
 
 t.test('a good row becomes a product with aliases per language', async (t) => {
   const p = normalizeFoodRecord(base, languages);

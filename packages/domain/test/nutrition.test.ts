@@ -64,11 +64,39 @@ t.test('per-serving nutrition of a hand-worked recipe', async (t) => {
     carbs: 15.1,
     unmeasured: 0,
     servingG: Math.round((grams / 4) * 10) / 10,
+    nutrients: { fiber: null, sugars: null, saturated_fat: null, salt: null },
   });
   const partly = recipePerServing([...amounts, { grams: null, per100g: null }], 4);
   t.equal(partly.unmeasured, 1);
   t.equal(partly.servingG, null, 'an ingredient that cannot be weighed leaves the serving weight unknown');
 });
+
+t.test(
+  'fibre, sugars, saturated fat and salt per serving: known only when every weighed ingredient states them',
+  async (t) => {
+    const oats = { calories: 379, protein: 13, fat: 6.5, carbs: 68 };
+    const nutrients = { fiber: 10.1, sugars: 1, saturated_fat: 1.1, salt: 0.01 };
+    const milk = { fiber: 0, sugars: 4.8, saturated_fat: 1.6, salt: 0.11 };
+    const per = recipePerServing(
+      [
+        { grams: 80, per100g: oats, nutrients },
+        { grams: 250, per100g: { calories: 52, protein: 3, fat: 2.5, carbs: 4.8 }, nutrients: milk },
+        { grams: null, per100g: null },
+      ],
+      2,
+    );
+    // fibre 80 × 10.1 % = 8.08 g; sugars 0.8 + 12 = 12.8 g; saturates 0.88 + 4 = 4.88 g; salt 0.008 + 0.275 g.
+    t.same(per.nutrients, { fiber: 4, sugars: 6.4, saturated_fat: 2.4, salt: 0.14 });
+    const partly = recipePerServing(
+      [
+        { grams: 80, per100g: oats, nutrients },
+        { grams: 250, per100g: oats, nutrients: { ...milk, fiber: null } },
+      ],
+      2,
+    );
+    t.same(partly.nutrients, { fiber: null, sugars: 6.4, saturated_fat: 2.4, salt: 0.14 }, 'an unknown stays unknown');
+  },
+);
 
 t.test('portions of a weighed plate follow the serving weight', async (t) => {
   t.equal(portionsOfGrams(350, 250), 1.4);

@@ -23,6 +23,11 @@ export function csvReader(header: string) {
     fat: at('fat_100g'),
     carbs: at('carbohydrates_100g'),
     protein: at('proteins_100g'),
+    fiber: at('fiber_100g'),
+    sugars: at('sugars_100g'),
+    saturatedFat: at('saturated-fat_100g'),
+    salt: at('salt_100g'),
+    sodium: at('sodium_100g'),
   };
   if (i.code < 0 || i.name < 0) throw new Error('not an Open Food Facts CSV export: no code or product_name column');
   return (line: string): FoodRecord => {
@@ -40,6 +45,11 @@ export function csvReader(header: string) {
       fat: number(get(i.fat)),
       carbs: number(get(i.carbs)),
       protein: number(get(i.protein)),
+      fiber: number(get(i.fiber)),
+      sugars: number(get(i.sugars)),
+      saturatedFat: number(get(i.saturatedFat)),
+      salt: number(get(i.salt)),
+      sodium: number(get(i.sodium)),
       // The CSV does not say what its `_100g` values are for (a bottle of oil may be entered per 100 g or per 100 ml),
       // and guessing from the package size turns right values wrong: they are kept as given.
       per: '100g',
@@ -87,6 +97,11 @@ export function jsonRecord(doc: Record<string, unknown>): FoodRecord {
     fat: nutrient('fat', 'g'),
     carbs: nutrient('carbohydrates', 'g'),
     protein: nutrient('proteins', 'g'),
+    fiber: nutrient('fiber', 'g'),
+    sugars: nutrient('sugars', 'g'),
+    saturatedFat: nutrient('saturated-fat', 'g'),
+    salt: nutrient('salt', 'g'),
+    sodium: nutrient('sodium', 'g'),
     // Only the nutrition set says which basis its values have.
     per: aggregated.per === '100ml' ? '100ml' : '100g',
   };

@@ -96,7 +96,8 @@ export async function importFoodDump(
       await conn`
         CREATE TEMP TABLE IF NOT EXISTS food_import (
           barcode text, canonical_name text, brand text, category_code text,
-          calories numeric, protein numeric, fat numeric, carbs numeric, aliases jsonb)`;
+          calories numeric, protein numeric, fat numeric, carbs numeric, fiber numeric, sugars numeric,
+          saturated_fat numeric, salt numeric, aliases jsonb)`;
     }
     // Starts writing a writer's batch once its previous one is written; a failure surfaces at the next flush.
     const flush = async (writer: (typeof writers)[number]) => {
@@ -179,6 +180,10 @@ async function writeBatch(conn: Reserved, batch: ImportedProduct[], summary: Imp
           p.protein,
           p.fat,
           p.carbs,
+          p.nutrients.fiber,
+          p.nutrients.sugars,
+          p.nutrients.saturated_fat,
+          p.nutrients.salt,
           JSON.stringify(p.aliases),
         ];
         ok = copy.write(`${row.map(copyField).join('\t')}\n`);
@@ -196,17 +201,23 @@ async function writeBatch(conn: Reserved, batch: ImportedProduct[], summary: Imp
     const changed = await conn<{ id: string; barcode: string; inserted: boolean }[]>`
       WITH up AS (
         INSERT INTO products (barcode, canonical_name, brand, category_code, calories_per_100g, protein_per_100g,
-                              fat_per_100g, carbs_per_100g, source)
-        SELECT barcode, canonical_name, brand, category_code, calories, protein, fat, carbs, 'off' FROM food_import
+                              fat_per_100g, carbs_per_100g, fiber_per_100g, sugars_per_100g,
+                              saturated_fat_per_100g, salt_per_100g, source)
+        SELECT barcode, canonical_name, brand, category_code, calories, protein, fat, carbs, fiber, sugars,
+               saturated_fat, salt, 'off' FROM food_import
         ON CONFLICT (barcode) DO UPDATE SET canonical_name = excluded.canonical_name, brand = excluded.brand,
           category_code = excluded.category_code, calories_per_100g = excluded.calories_per_100g,
           protein_per_100g = excluded.protein_per_100g, fat_per_100g = excluded.fat_per_100g,
-          carbs_per_100g = excluded.carbs_per_100g, updated_at = now()
+          carbs_per_100g = excluded.carbs_per_100g, fiber_per_100g = excluded.fiber_per_100g,
+          sugars_per_100g = excluded.sugars_per_100g, saturated_fat_per_100g = excluded.saturated_fat_per_100g,
+          salt_per_100g = excluded.salt_per_100g, updated_at = now()
         WHERE products.source = 'off'
           AND (products.canonical_name, products.brand, products.category_code, products.calories_per_100g,
-               products.protein_per_100g, products.fat_per_100g, products.carbs_per_100g)
+               products.protein_per_100g, products.fat_per_100g, products.carbs_per_100g, products.fiber_per_100g,
+               products.sugars_per_100g, products.saturated_fat_per_100g, products.salt_per_100g)
           IS DISTINCT FROM (excluded.canonical_name, excluded.brand, excluded.category_code, excluded.calories_per_100g,
-               excluded.protein_per_100g, excluded.fat_per_100g, excluded.carbs_per_100g)
+               excluded.protein_per_100g, excluded.fat_per_100g, excluded.carbs_per_100g, excluded.fiber_per_100g,
+               excluded.sugars_per_100g, excluded.saturated_fat_per_100g, excluded.salt_per_100g)
         RETURNING id, barcode, (xmax = 0) AS inserted
       ),
       named AS (

@@ -1,5 +1,5 @@
 import { readdir } from 'node:fs/promises';
-import { normalizeBarcode, type Unit } from '@nutrition/domain';
+import { normalizeBarcode, UNKNOWN_NUTRIENTS, type Unit } from '@nutrition/domain';
 import { computePerServing, writeRecipeBody } from '@nutrition/db/repositories';
 import type { Queryable, Sql } from '@nutrition/db';
 import { readJson, seedDataDir, type Translations } from './reference.ts';
@@ -15,6 +15,11 @@ export interface SeedProduct {
   protein: number;
   fat: number;
   carbs: number;
+  /** Per 100 g, from reference tables (USDA FoodData Central; labels for packaged goods). */
+  fiber: number;
+  sugars: number;
+  saturated_fat: number;
+  salt: number;
   default_unit: string;
   storage_days: number;
   density: number | null;
@@ -116,6 +121,10 @@ async function seedProducts(tx: Queryable, products: SeedProduct[]) {
     protein_per_100g: p.protein,
     fat_per_100g: p.fat,
     carbs_per_100g: p.carbs,
+    fiber_per_100g: p.fiber ?? null,
+    sugars_per_100g: p.sugars ?? null,
+    saturated_fat_per_100g: p.saturated_fat ?? null,
+    salt_per_100g: p.salt ?? null,
     default_unit_code: p.default_unit,
     storage_days: p.storage_days,
     density_g_per_ml: p.density,
@@ -129,7 +138,9 @@ async function seedProducts(tx: Queryable, products: SeedProduct[]) {
       ON CONFLICT (code) DO UPDATE SET canonical_name = excluded.canonical_name, barcode = excluded.barcode,
         brand = excluded.brand, category_code = excluded.category_code, calories_per_100g = excluded.calories_per_100g,
         protein_per_100g = excluded.protein_per_100g, fat_per_100g = excluded.fat_per_100g,
-        carbs_per_100g = excluded.carbs_per_100g, default_unit_code = excluded.default_unit_code,
+        carbs_per_100g = excluded.carbs_per_100g, fiber_per_100g = excluded.fiber_per_100g,
+        sugars_per_100g = excluded.sugars_per_100g, saturated_fat_per_100g = excluded.saturated_fat_per_100g,
+        salt_per_100g = excluded.salt_per_100g, default_unit_code = excluded.default_unit_code,
         storage_days = excluded.storage_days, density_g_per_ml = excluded.density_g_per_ml, piece_g = excluded.piece_g,
         unit_grams = excluded.unit_grams::jsonb
       RETURNING id, code`;
@@ -194,7 +205,7 @@ async function seedDishes(tx: Queryable, dishes: SeedDish[], productIds: Map<str
         unitCode: ing.unit.code,
       })),
       recipe.servings,
-    )) ?? { calories: 0, protein: 0, fat: 0, carbs: 0, servingG: null };
+    )) ?? { calories: 0, protein: 0, fat: 0, carbs: 0, servingG: null, nutrients: UNKNOWN_NUTRIENTS };
     const values = {
       servings: recipe.servings,
       prep_minutes: recipe.prep_minutes,
@@ -203,6 +214,10 @@ async function seedDishes(tx: Queryable, dishes: SeedDish[], productIds: Map<str
       protein_per_serving: perServing.protein,
       fat_per_serving: perServing.fat,
       carbs_per_serving: perServing.carbs,
+      fiber_per_serving: perServing.nutrients.fiber,
+      sugars_per_serving: perServing.nutrients.sugars,
+      saturated_fat_per_serving: perServing.nutrients.saturated_fat,
+      salt_per_serving: perServing.nutrients.salt,
       serving_g: perServing.servingG,
     };
     // The catalog recipe keeps its id across re-seeding: diaries, menus and bookmarks point at it.

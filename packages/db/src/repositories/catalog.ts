@@ -1,6 +1,7 @@
 import type { Sql } from '../client.ts';
 import { localizedName } from './localized.ts';
 import { visibleDish, visibleRecipe } from './ownership.ts';
+import { type NutrientsPerServing, PRODUCT_NUTRIENTS, RECIPE_NUTRIENTS } from './nutrients.ts';
 
 export interface DishFilters {
   category?: string;
@@ -82,7 +83,7 @@ const PRODUCT_COLUMNS = (sql: Sql, lang: string) => sql`
   p.barcode, p.brand, p.category_code,
   ${localizedName(sql, 'product_category_translations', sql`x.category_code = p.category_code`, lang)} AS category_name,
   p.calories_per_100g::float8 AS calories_per_100g, p.protein_per_100g::float8 AS protein_per_100g,
-  p.fat_per_100g::float8 AS fat_per_100g, p.carbs_per_100g::float8 AS carbs_per_100g,
+  p.fat_per_100g::float8 AS fat_per_100g, p.carbs_per_100g::float8 AS carbs_per_100g, ${PRODUCT_NUTRIENTS(sql)},
   p.default_unit_code,
   ${localizedName(sql, 'unit_translations', sql`x.unit_code = p.default_unit_code`, lang)} AS default_unit_name,
   COALESCE(p.storage_days,
@@ -100,6 +101,10 @@ export interface ProductRow {
   protein_per_100g: number | null;
   fat_per_100g: number | null;
   carbs_per_100g: number | null;
+  fiber_per_100g: number | null;
+  sugars_per_100g: number | null;
+  saturated_fat_per_100g: number | null;
+  salt_per_100g: number | null;
   default_unit_code: string;
   default_unit_name: string | null;
   storage_days: number | null;
@@ -343,7 +348,7 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
                r.calories_per_serving::float8 AS calories_per_serving,
                r.protein_per_serving::float8 AS protein_per_serving,
                r.fat_per_serving::float8 AS fat_per_serving, r.carbs_per_serving::float8 AS carbs_per_serving,
-               r.image_url
+               ${RECIPE_NUTRIENTS(sql)}, r.image_url
         FROM recipes r WHERE r.dish_id = ${id} AND ${visibleRecipe(sql, userId)} ORDER BY r.is_default DESC, r.id`;
       return { ...dish, recipes };
     },
@@ -356,6 +361,7 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
                r.calories_per_serving::float8 AS calories_per_serving,
                r.protein_per_serving::float8 AS protein_per_serving,
                r.fat_per_serving::float8 AS fat_per_serving, r.carbs_per_serving::float8 AS carbs_per_serving,
+               ${RECIPE_NUTRIENTS(sql)},
                COALESCE(nl.notes, ne.notes) AS notes, COALESCE(r.image_url, d.image_url) AS image_url
         FROM recipes r JOIN dishes d ON d.id = r.dish_id
         LEFT JOIN dish_translations tl ON tl.dish_id = d.id AND tl.language_code = ${language}
@@ -402,7 +408,7 @@ export interface DishSummaryRow {
 
 export type RecipeSource = 'catalog' | 'ai' | 'menu' | 'user' | 'stub';
 
-export interface RecipeSummaryRow {
+export interface RecipeSummaryRow extends NutrientsPerServing {
   id: string;
   source: RecipeSource;
   servings: number;

@@ -2,11 +2,12 @@ import type { Queryable } from '../client.ts';
 import { MEAL_TYPES, type MealType } from '@nutrition/domain';
 import { localizedName } from './localized.ts';
 import { visibleDish, visibleRecipe } from './ownership.ts';
+import type { NutrientGrams } from './nutrients.ts';
 import { STORED_PROFILE, type StoredProfile } from './profiles.ts';
 
 export type { MealType };
 
-export interface DiaryEntryRow {
+export interface DiaryEntryRow extends NutrientGrams {
   id: string;
   date: string;
   meal_type: MealType;
@@ -61,6 +62,14 @@ const ENTRY = (sql: Queryable, language: string) => sql`
     END, 1)::float8 AS fat_g,
   round(CASE WHEN e.dish_id IS NOT NULL THEN r.carbs_per_serving * e.portions ELSE p.carbs_per_100g * e.portion_g / 100
     END, 1)::float8 AS carbs_g,
+  round(CASE WHEN e.dish_id IS NOT NULL THEN r.fiber_per_serving * e.portions ELSE p.fiber_per_100g * e.portion_g / 100
+    END, 1)::float8 AS fiber_g,
+  round(CASE WHEN e.dish_id IS NOT NULL THEN r.sugars_per_serving * e.portions
+    ELSE p.sugars_per_100g * e.portion_g / 100 END, 1)::float8 AS sugars_g,
+  round(CASE WHEN e.dish_id IS NOT NULL THEN r.saturated_fat_per_serving * e.portions
+    ELSE p.saturated_fat_per_100g * e.portion_g / 100 END, 1)::float8 AS saturated_fat_g,
+  round(CASE WHEN e.dish_id IS NOT NULL THEN r.salt_per_serving * e.portions ELSE p.salt_per_100g * e.portion_g / 100
+    END, 2)::float8 AS salt_g,
   e.job_id, e.created_at`;
 
 const ENTRY_JOINS = (sql: Queryable) => sql`
@@ -104,14 +113,20 @@ export function diaryRepository(sql: Queryable) {
           COALESCE(json_agg(json_build_object(
               'id', id, 'date', date, 'meal_type', meal_type, 'dish_id', dish_id, 'product_id', product_id,
               'recipe_id', recipe_id, 'name', name, 'portions', portions, 'portion_g', portion_g, 'calories', calories,
-              'protein_g', protein_g, 'fat_g', fat_g, 'carbs_g', carbs_g, 'job_id', job_id,
+              'protein_g', protein_g, 'fat_g', fat_g, 'carbs_g', carbs_g, 'fiber_g', fiber_g, 'sugars_g', sugars_g,
+              'saturated_fat_g', saturated_fat_g, 'salt_g', salt_g, 'job_id', job_id,
               'created_at', to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
             ORDER BY array_position(${[...MEAL_TYPES]}::text[], meal_type), created_at, id),
             '[]')::text AS entries,
           json_build_object('calories', round(COALESCE(sum(calories), 0)::numeric, 1), 'protein_g',
             round(COALESCE(sum(protein_g), 0)::numeric, 1),
             'fat_g', round(COALESCE(sum(fat_g), 0)::numeric, 1), 'carbs_g', round(COALESCE(sum(carbs_g), 0)::numeric,
-              1))::text AS totals,
+              1),
+            -- the known values summed: null when entries exist and none states the nutrient, 0 on an empty day
+            'fiber_g', round(COALESCE(sum(fiber_g), CASE WHEN count(*) = 0 THEN 0 END)::numeric, 1),
+            'sugars_g', round(COALESCE(sum(sugars_g), CASE WHEN count(*) = 0 THEN 0 END)::numeric, 1),
+            'saturated_fat_g', round(COALESCE(sum(saturated_fat_g), CASE WHEN count(*) = 0 THEN 0 END)::numeric, 1),
+            'salt_g', round(COALESCE(sum(salt_g), CASE WHEN count(*) = 0 THEN 0 END)::numeric, 2))::text AS totals,
           (SELECT row_to_json(p) FROM (SELECT ${STORED_PROFILE(sql)} FROM users WHERE id = ${userId}) p) AS profile
         FROM (SELECT ${ENTRY(sql, language)} FROM meal_diary e ${ENTRY_JOINS(sql)}
               WHERE e.user_id = ${userId} AND e.date = ${date}) d`;

@@ -1,8 +1,9 @@
 import type { Queryable } from '../client.ts';
 import { MEAL_TYPES, type MealType } from '@nutrition/domain';
 import { visibleDish, visibleRecipe } from './ownership.ts';
+import { type NutrientGrams, SERVINGS_NUTRIENTS } from './nutrients.ts';
 
-export interface MenuItemRow {
+export interface MenuItemRow extends NutrientGrams {
   id: string;
   date: string;
   meal_type: MealType;
@@ -41,6 +42,7 @@ export function menuRepository(sql: Queryable) {
                round(r.protein_per_serving * m.servings, 1)::float8 AS protein_g,
                round(r.fat_per_serving * m.servings, 1)::float8 AS fat_g,
                round(r.carbs_per_serving * m.servings, 1)::float8 AS carbs_g,
+               ${SERVINGS_NUTRIENTS(sql, sql`m.servings`)},
                COALESCE(r.image_url, d.image_url) AS image_url,
                r.calories_per_serving::float8 AS calories_per_serving
         FROM menu_items m JOIN recipes r ON r.id = m.recipe_id JOIN dishes d ON d.id = m.dish_id

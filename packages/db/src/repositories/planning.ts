@@ -1,3 +1,4 @@
+import { UNKNOWN_NUTRIENTS } from '@nutrition/domain';
 import type { Queryable } from '../client.ts';
 import { computePerServing, writeRecipeBody, type Macros } from './recipe-writer.ts';
 
@@ -58,6 +59,8 @@ export function generatedRecipeRepository(sql: Queryable) {
       const computed = await computePerServing(sql, ingredients, recipe.servings);
       const weighed = computed && computed.unmeasured === 0 ? computed : null;
       const macros = weighed ?? recipe.macros;
+      // The model's estimate covers the macros only.
+      const nutrients = weighed?.nutrients ?? UNKNOWN_NUTRIENTS;
 
       const [dish] = await sql<{ id: string }[]>`
         INSERT INTO dishes (source, created_by, image_url) VALUES (${input.source}, ${input.userId}, ${input.imageUrl})
@@ -67,10 +70,12 @@ export function generatedRecipeRepository(sql: Queryable) {
       await sql`INSERT INTO dish_translations ${sql(names)}`;
       const [row] = await sql<{ id: string }[]>`
         INSERT INTO recipes (dish_id, is_default, source, servings, prep_minutes, cook_minutes, calories_per_serving,
-                             protein_per_serving, fat_per_serving, carbs_per_serving, serving_g, image_url,
+                             protein_per_serving, fat_per_serving, carbs_per_serving, fiber_per_serving,
+                             sugars_per_serving, saturated_fat_per_serving, salt_per_serving, serving_g, image_url,
                              created_by)
         VALUES (${dish!.id}, true, ${input.source}, ${recipe.servings}, ${recipe.prepMinutes}, ${recipe.cookMinutes},
-                ${macros.calories}, ${macros.protein}, ${macros.fat}, ${macros.carbs}, ${weighed?.servingG ?? null},
+                ${macros.calories}, ${macros.protein}, ${macros.fat}, ${macros.carbs}, ${nutrients.fiber},
+                ${nutrients.sugars}, ${nutrients.saturated_fat}, ${nutrients.salt}, ${weighed?.servingG ?? null},
                 ${input.imageUrl}, ${input.userId})
         RETURNING id`;
       await writeRecipeBody(

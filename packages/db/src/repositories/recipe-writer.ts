@@ -1,4 +1,4 @@
-import { gramsOf, recipePerServing, type Unit } from '@nutrition/domain';
+import { gramsOf, type Nutrients, recipePerServing, type Unit } from '@nutrition/domain';
 import type { Queryable } from '../client.ts';
 
 export interface IngredientInput {
@@ -31,7 +31,7 @@ export async function computePerServing(
   tx: Queryable,
   ingredients: IngredientInput[],
   servings: number,
-): Promise<(Macros & { unmeasured: number; servingG: number | null }) | null> {
+): Promise<(Macros & { unmeasured: number; servingG: number | null; nutrients: Nutrients }) | null> {
   if (ingredients.length === 0 || ingredients.some((i) => !i.productId)) return null;
   const ids = [...new Set(ingredients.map((i) => i.productId!))];
   const [units, products] = await Promise.all([
@@ -45,6 +45,7 @@ export async function computePerServing(
         protein: number | null;
         fat: number | null;
         carbs: number | null;
+        nutrients: Nutrients;
         density: number | null;
         piece_g: number | null;
         unit_grams: Record<string, number>;
@@ -52,6 +53,8 @@ export async function computePerServing(
     >`
       SELECT id, calories_per_100g AS calories, protein_per_100g AS protein, fat_per_100g AS fat,
              carbs_per_100g AS carbs,
+             json_build_object('fiber', fiber_per_100g, 'sugars', sugars_per_100g,
+               'saturated_fat', saturated_fat_per_100g, 'salt', salt_per_100g) AS nutrients,
              density_g_per_ml AS density, piece_g, unit_grams
       FROM products WHERE id = ANY(${ids}::uuid[])`,
   ]);
@@ -64,6 +67,7 @@ export async function computePerServing(
     return {
       grams: gramsOf(i.quantity, unit, { densityGPerMl: p.density, pieceG: p.piece_g, unitGrams: p.unit_grams }),
       per100g: { calories: p.calories, protein: p.protein ?? 0, fat: p.fat ?? 0, carbs: p.carbs ?? 0 },
+      nutrients: p.nutrients,
     };
   });
   return recipePerServing(amounts, servings);

@@ -1,7 +1,8 @@
 import type { Queryable } from '../client.ts';
 import { visibleRecipe } from './ownership.ts';
+import { type NutrientsPerServing, RECIPE_NUTRIENTS } from './nutrients.ts';
 
-export interface BookmarkRow {
+export interface BookmarkRow extends NutrientsPerServing {
   id: string;
   recipe_id: string;
   dish_id: string;
@@ -18,7 +19,8 @@ export interface BookmarkRow {
 const BOOKMARK = (sql: Queryable, language: string) => sql`
   s.id, s.recipe_id, r.dish_id, COALESCE(tl.name, te.name) AS name, COALESCE(r.image_url, d.image_url) AS image_url,
   r.calories_per_serving::float8 AS calories_per_serving, r.protein_per_serving::float8 AS protein_per_serving,
-  r.fat_per_serving::float8 AS fat_per_serving, r.carbs_per_serving::float8 AS carbs_per_serving, s.saved_at
+  r.fat_per_serving::float8 AS fat_per_serving, r.carbs_per_serving::float8 AS carbs_per_serving,
+  ${RECIPE_NUTRIENTS(sql)}, s.saved_at
   FROM user_saved_recipes s JOIN recipes r ON r.id = s.recipe_id JOIN dishes d ON d.id = r.dish_id
   LEFT JOIN dish_translations tl ON tl.dish_id = d.id AND tl.language_code = ${language}
   LEFT JOIN dish_translations te ON te.dish_id = d.id AND te.language_code = 'en'`;

@@ -30,6 +30,11 @@ export const products = pgTable(
     proteinPer100g: decimal('protein_per_100g'),
     fatPer100g: decimal('fat_per_100g'),
     carbsPer100g: decimal('carbs_per_100g'),
+    /** Label nutrients beyond the macros, null where unknown; salt is sodium × 2.5 where a source gives sodium. */
+    fiberPer100g: decimal('fiber_per_100g'),
+    sugarsPer100g: decimal('sugars_per_100g'),
+    saturatedFatPer100g: decimal('saturated_fat_per_100g'),
+    saltPer100g: decimal('salt_per_100g'),
     defaultUnitCode: text()
       .notNull()
       .default('g')
@@ -53,6 +58,11 @@ export const products = pgTable(
       'products_nutrition_check',
       sql`${t.caloriesPer100g} BETWEEN 0 AND 900 AND ${t.proteinPer100g} >= 0 AND ${t.fatPer100g} >= 0 AND
         ${t.carbsPer100g} >= 0`,
+    ),
+    check(
+      'products_nutrients_check',
+      sql`${t.fiberPer100g} BETWEEN 0 AND 100 AND ${t.sugarsPer100g} BETWEEN 0 AND 100 AND
+        ${t.saturatedFatPer100g} BETWEEN 0 AND 100 AND ${t.saltPer100g} BETWEEN 0 AND 100`,
     ),
     check('products_storage_check', sql`${t.storageDays} > 0`),
   ],
@@ -172,6 +182,10 @@ export const recipes = pgTable(
     proteinPerServing: decimal(),
     fatPerServing: decimal(),
     carbsPerServing: decimal(),
+    fiberPerServing: decimal(),
+    sugarsPerServing: decimal(),
+    saturatedFatPerServing: decimal(),
+    saltPerServing: decimal(),
     /** What one serving weighs (the ingredients' grams ÷ servings); null when an ingredient cannot be weighed. */
     servingG: decimal(),
     imageUrl: text(),

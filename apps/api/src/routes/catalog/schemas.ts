@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { named, Cursor, Limit, Nullable, Page, Uuid } from '../../schemas.ts';
+import { named, Cursor, Limit, Nullable, NutrientsPer100g, NutrientsPerServing, Page, Uuid } from '../../schemas.ts';
 
 const Code = Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z0-9_]+$' });
 export const SearchText = Type.String({ minLength: 1, maxLength: 100, description: '1-100 characters' });
@@ -34,6 +34,7 @@ export const RecipeSummary = named(
     protein_per_serving: Nullable(Type.Number()),
     fat_per_serving: Nullable(Type.Number()),
     carbs_per_serving: Nullable(Type.Number()),
+    ...NutrientsPerServing,
     image_url: Nullable(Type.String()),
   }),
 );
@@ -76,6 +77,7 @@ export const Recipe = named(
     protein_per_serving: Nullable(Type.Number()),
     fat_per_serving: Nullable(Type.Number()),
     carbs_per_serving: Nullable(Type.Number()),
+    ...NutrientsPerServing,
     notes: Nullable(Type.String()),
     image_url: Nullable(Type.String()),
     ingredients: Type.Array(Ingredient),
@@ -97,6 +99,7 @@ export const Product = named(
     protein_per_100g: Nullable(Type.Number()),
     fat_per_100g: Nullable(Type.Number()),
     carbs_per_100g: Nullable(Type.Number()),
+    ...NutrientsPer100g,
     default_unit_code: Type.String(),
     default_unit_name: Nullable(Type.String()),
     storage_days: Nullable(Type.Integer()),

@@ -1,5 +1,16 @@
 import { Type } from 'typebox';
-import { named, Cursor, DateString, Limit, MealType, Nullable, Timestamp, Uuid } from '../../schemas.ts';
+import {
+  named,
+  Cursor,
+  DateString,
+  Limit,
+  MealType,
+  NutrientGrams,
+  NutrientTotals,
+  Nullable,
+  Timestamp,
+  Uuid,
+} from '../../schemas.ts';
 
 export const DiaryEntry = named(
   'DiaryEntry',
@@ -17,6 +28,7 @@ export const DiaryEntry = named(
     protein_g: Nullable(Type.Number()),
     fat_g: Nullable(Type.Number()),
     carbs_g: Nullable(Type.Number()),
+    ...NutrientGrams,
     job_id: Nullable(Uuid),
     created_at: Timestamp,
   }),
@@ -29,6 +41,7 @@ export const Totals = named(
     protein_g: Type.Number(),
     fat_g: Type.Number(),
     carbs_g: Type.Number(),
+    ...NutrientTotals,
   }),
 );
 

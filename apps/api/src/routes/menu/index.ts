@@ -19,10 +19,25 @@ import { GenerateMenu, Plan, PutMenu, RequiredWeekQuery, WeekQuery } from './sch
 
 const WEEK_MEALS = ['breakfast', 'lunch', 'dinner'] as const;
 
-type Totals = { calories: number; protein_g: number; fat_g: number; carbs_g: number };
-function totalsOf(items: MenuItemRow[]): Totals {
-  const sum = (key: keyof Totals) => round1(items.reduce((s, i) => s + (i[key] ?? 0), 0));
-  return { calories: sum('calories'), protein_g: sum('protein_g'), fat_g: sum('fat_g'), carbs_g: sum('carbs_g') };
+function totalsOf(items: MenuItemRow[]) {
+  const sum = (key: 'calories' | 'protein_g' | 'fat_g' | 'carbs_g') =>
+    round1(items.reduce((s, i) => s + (i[key] ?? 0), 0));
+  // The known values summed: null when items exist and none states the nutrient.
+  const known = (key: 'fiber_g' | 'sugars_g' | 'saturated_fat_g' | 'salt_g', digits: number) => {
+    const values = items.map((i) => i[key]).filter((v) => v !== null);
+    if (items.length > 0 && values.length === 0) return null;
+    return Number(values.reduce((s, v) => s + v, 0).toFixed(digits));
+  };
+  return {
+    calories: sum('calories'),
+    protein_g: sum('protein_g'),
+    fat_g: sum('fat_g'),
+    carbs_g: sum('carbs_g'),
+    fiber_g: known('fiber_g', 1),
+    sugars_g: known('sugars_g', 1),
+    saturated_fat_g: known('saturated_fat_g', 1),
+    salt_g: known('salt_g', 2),
+  };
 }
 
 /** A week as the contract shows it: seven days, items in meal-type order, day and week totals. */

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { named, DateString, MealType, Nullable, Uuid } from '../../schemas.ts';
+import { named, DateString, MealType, NutrientGrams, NutrientTotals, Nullable, Uuid } from '../../schemas.ts';
 
 export const MenuItem = named(
   'MenuItem',
@@ -15,6 +15,7 @@ export const MenuItem = named(
     protein_g: Nullable(Type.Number()),
     fat_g: Nullable(Type.Number()),
     carbs_g: Nullable(Type.Number()),
+    ...NutrientGrams,
     image_url: Nullable(Type.String()),
   }),
 );
@@ -24,6 +25,7 @@ const Totals = Type.Object({
   protein_g: Type.Number(),
   fat_g: Type.Number(),
   carbs_g: Type.Number(),
+  ...NutrientTotals,
 });
 
 export const Plan = named(

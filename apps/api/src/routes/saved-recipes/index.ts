@@ -1,7 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { savedRecipeRepository } from '@nutrition/db/repositories';
-import { named, Cursor, errors, IdParams, Limit, Nullable, Page, Timestamp, Uuid } from '../../schemas.ts';
+import {
+  named,
+  Cursor,
+  errors,
+  IdParams,
+  Limit,
+  Nullable,
+  NutrientsPerServing,
+  Page,
+  Timestamp,
+  Uuid,
+} from '../../schemas.ts';
 import { notFound } from '../../errors.ts';
 import { decodeCursor, encodeCursor, isUuid } from '../../cursor.ts';
 
@@ -17,6 +28,7 @@ const Bookmark = named(
     protein_per_serving: Nullable(Type.Number()),
     fat_per_serving: Nullable(Type.Number()),
     carbs_per_serving: Nullable(Type.Number()),
+    ...NutrientsPerServing,
     saved_at: Timestamp,
   }),
 );
