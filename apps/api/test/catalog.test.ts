@@ -1,6 +1,6 @@
 import t from 'tap';
 import { as, assertError, buildTestApp, login } from './helpers.ts';
-import { gramsOf, recipePerServing } from '@nutrition/domain';
+import { edibleGramsOf, recipePerServing } from '@nutrition/domain';
 
 t.test('catalog', async (t) => {
   const { app, sql } = await buildTestApp(t);
@@ -294,17 +294,19 @@ t.test('catalog', async (t) => {
       const ings = await sql`
         SELECT i.quantity::float8 AS quantity, u.code, u.kind, u.factor::float8 AS factor,
                p.density_g_per_ml::float8 AS density, p.piece_g::float8 AS piece_g, p.unit_grams,
+               p.edible_portion::float8 AS edible, i.yield_factor::float8 AS yield,
                p.calories_per_100g::float8 AS calories, p.protein_per_100g::float8 AS protein,
                p.fat_per_100g::float8 AS fat, p.carbs_per_100g::float8 AS carbs
         FROM recipe_ingredients i JOIN units u ON u.code = i.unit_code JOIN products p ON p.id = i.product_id
         WHERE i.recipe_id = ${r.id}`;
       const expected = recipePerServing(
         ings.map((i) => ({
-          grams: gramsOf(
-            i.quantity,
-            { code: i.code, kind: i.kind, factor: i.factor },
-            { densityGPerMl: i.density, pieceG: i.piece_g, unitGrams: i.unit_grams },
-          ),
+          grams:
+            edibleGramsOf(
+              i.quantity,
+              { code: i.code, kind: i.kind, factor: i.factor },
+              { densityGPerMl: i.density, pieceG: i.piece_g, unitGrams: i.unit_grams, ediblePortion: i.edible },
+            )! * i.yield,
           per100g: { calories: i.calories, protein: i.protein, fat: i.fat, carbs: i.carbs },
         })),
         r.servings,

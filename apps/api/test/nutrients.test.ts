@@ -56,6 +56,41 @@ t.test('label nutrients beyond the macros', async (t) => {
     );
   });
 
+  t.test('what is eaten: edible share of pieces, strained ingredients, boneless cuts', async (t) => {
+    const perServing = async (code: string) =>
+      (
+        await sql`SELECT r.calories_per_serving::float8 AS kcal, r.serving_g::float8 AS grams FROM recipes r
+                  JOIN dishes d ON d.id = r.dish_id AND r.is_default WHERE d.code = ${code}`
+      )[0]!;
+    // A glass of home-made kvass is about what a glass of bought kvass is (27 kcal per 100 ml), not the bread and
+    // sugar that went into the jar.
+    const kvass = await perServing('homemade_kvass');
+    const perHundred = (kvass.kcal / kvass.grams) * 100;
+    t.ok(perHundred > 20 && perHundred < 34, `kvass: ${perHundred.toFixed(1)} kcal per 100 g`);
+    // A latte is its milk: the coffee grounds stay in the machine.
+    const latte = await perServing('caffe_latte');
+    t.ok(latte.kcal < 160, `latte: ${latte.kcal} kcal`);
+    // A French omelette of three eggs: the shells are not eaten (3 × 55 g × 0.88 of egg).
+    const [omelette] = await sql`
+      SELECT i.quantity::float8 AS eggs, p.edible_portion::float8 AS edible FROM recipe_ingredients i
+      JOIN recipes r ON r.id = i.recipe_id JOIN dishes d ON d.id = r.dish_id JOIN products p ON p.id = i.product_id
+      WHERE d.code = 'french_omelette' AND p.code = 'egg'`;
+    t.match(omelette, { eggs: 3, edible: 0.88 });
+    const egg = (
+      await a({ method: 'GET', url: `/products/${(await sql`SELECT id FROM products WHERE code = 'egg'`)[0]!.id}` })
+    ).json();
+    t.equal(egg.edible_portion, 0.88);
+    const recipes = await sql`
+      SELECT d.code FROM recipe_ingredients i JOIN recipes r ON r.id = i.recipe_id JOIN dishes d ON d.id = r.dish_id
+      JOIN products p ON p.id = i.product_id
+      WHERE p.code = 'chicken_thigh_fillet' AND r.source = 'catalog' ORDER BY d.code`;
+    t.same(
+      recipes.map((r) => r.code),
+      ['butter_chicken', 'chicken_shawarma', 'thai_green_curry_chicken'],
+      'boneless, skinless thighs are the boneless, skinless product',
+    );
+  });
+
   t.test('menu items and their day and week totals', async (t) => {
     const recipe = (await a({ method: 'GET', url: `/recipes/${borscht!.recipe_id}` })).json();
     const put = await a({

@@ -1034,6 +1034,8 @@ export interface components {
             /** @description localised name of the unit */
             unit: string;
             note: string | null;
+            /** @description the share that ends up in the dish: below 1 for what is strained out (coffee grounds, tea leaves) */
+            yield_factor: number;
         };
         RecipeStep: {
             position: number;
@@ -1083,6 +1085,8 @@ export interface components {
             sugars_per_100g: number | null;
             saturated_fat_per_100g: number | null;
             salt_per_100g: number | null;
+            /** @description the share of a piece as bought that is eaten (an egg without its shell: 0.88) */
+            edible_portion: number;
             default_unit_code: string;
             default_unit_name: string | null;
             storage_days: number | null;

@@ -13,6 +13,8 @@ export interface ProductMeasures {
   pieceG: number | null;
   /** Grams of other counted units: `{"clove": 5, "pack": 900}`. */
   unitGrams: Record<string, number>;
+  /** The share of a counted unit as bought that is eaten (1 when absent). */
+  ediblePortion?: number;
 }
 
 export interface Macros {
@@ -54,6 +56,15 @@ export function gramsOf(quantity: number, unit: Unit, product: ProductMeasures):
       return grams == null ? null : quantity * grams;
     }
   }
+}
+
+/**
+ * Grams of food in `quantity` of `unit`: a counted unit (a piece, a clove) is weighed as bought, so only its edible
+ * share counts (an egg's shell, an orange's peel, a chicken's bones are not eaten). Shopping keeps `gramsOf`.
+ */
+export function edibleGramsOf(quantity: number, unit: Unit, product: ProductMeasures): number | null {
+  const grams = gramsOf(quantity, unit, product);
+  return grams !== null && unit.kind === 'count' ? grams * (product.ediblePortion ?? 1) : grams;
 }
 
 /** Nutrition of `grams` of a product given per 100 g. */

@@ -1,5 +1,6 @@
 import t from 'tap';
 import {
+  edibleGramsOf,
   gramsOf,
   portionsOfGrams,
   recipePerServing,
@@ -97,6 +98,15 @@ t.test(
     t.same(partly.nutrients, { fiber: null, sugars: 6.4, saturated_fat: 2.4, salt: 0.14 }, 'an unknown stays unknown');
   },
 );
+
+t.test('pieces become grams of food: the edible share of what was bought', async (t) => {
+  const egg = { ...plain, pieceG: 55, ediblePortion: 0.88 };
+  t.equal(edibleGramsOf(2, piece, egg), 96.8, 'two eggs without their shells');
+  t.equal(gramsOf(2, piece, egg), 110, 'what the shop sells stays as bought');
+  t.equal(edibleGramsOf(100, g, egg), 100, 'a weight in a recipe is of the food itself');
+  // 157 kcal per 100 g of egg: one egg is 76 kcal, not the 86 its whole weight would give.
+  t.equal(Math.round((157 * edibleGramsOf(1, piece, egg)!) / 100), 76);
+});
 
 t.test('portions of a weighed plate follow the serving weight', async (t) => {
   t.equal(portionsOfGrams(350, 250), 1.4);

@@ -24,6 +24,8 @@ export interface SeedProduct {
   storage_days: number;
   density: number | null;
   piece_g: number | null;
+  /** The share of a piece as bought that is eaten; 1 when absent. */
+  edible?: number;
   unit_g?: Record<string, number>;
   barcode: string | null;
 }
@@ -39,7 +41,8 @@ export interface SeedDish {
     servings: number;
     prep_minutes: number | null;
     cook_minutes: number | null;
-    ingredients: { product: string; quantity: number; unit: string; note?: Translations }[];
+    /** `yield`: the share that ends up in the dish (strained out or discarded otherwise); 1 when absent. */
+    ingredients: { product: string; quantity: number; unit: string; note?: Translations; yield?: number }[];
     steps: ({ duration_minutes: number | null } & Translations)[];
     notes: Translations | null;
   };
@@ -129,6 +132,7 @@ async function seedProducts(tx: Queryable, products: SeedProduct[]) {
     storage_days: p.storage_days,
     density_g_per_ml: p.density,
     piece_g: p.piece_g,
+    edible_portion: p.edible ?? 1,
     unit_grams: JSON.stringify(p.unit_g ?? {}),
   }));
   const ids = new Map<string, string>();
@@ -142,6 +146,7 @@ async function seedProducts(tx: Queryable, products: SeedProduct[]) {
         sugars_per_100g = excluded.sugars_per_100g, saturated_fat_per_100g = excluded.saturated_fat_per_100g,
         salt_per_100g = excluded.salt_per_100g, default_unit_code = excluded.default_unit_code,
         storage_days = excluded.storage_days, density_g_per_ml = excluded.density_g_per_ml, piece_g = excluded.piece_g,
+        edible_portion = excluded.edible_portion,
         unit_grams = excluded.unit_grams::jsonb
       RETURNING id, code`;
     for (const s of saved) ids.set(s.code, s.id);
@@ -203,6 +208,7 @@ async function seedDishes(tx: Queryable, dishes: SeedDish[], productIds: Map<str
         name: null,
         quantity: ing.quantity,
         unitCode: ing.unit.code,
+        yieldFactor: ing.yield ?? 1,
       })),
       recipe.servings,
     )) ?? { calories: 0, protein: 0, fat: 0, carbs: 0, servingG: null, nutrients: UNKNOWN_NUTRIENTS };
@@ -237,6 +243,7 @@ async function seedDishes(tx: Queryable, dishes: SeedDish[], productIds: Map<str
         name: null,
         quantity: ing.quantity,
         unitCode: ing.unit.code,
+        yieldFactor: ing.yield ?? 1,
         note: ing.note ?? null,
       })),
       recipe.steps.map(({ duration_minutes, ...text }) => ({

@@ -84,7 +84,7 @@ const PRODUCT_COLUMNS = (sql: Sql, lang: string) => sql`
   ${localizedName(sql, 'product_category_translations', sql`x.category_code = p.category_code`, lang)} AS category_name,
   p.calories_per_100g::float8 AS calories_per_100g, p.protein_per_100g::float8 AS protein_per_100g,
   p.fat_per_100g::float8 AS fat_per_100g, p.carbs_per_100g::float8 AS carbs_per_100g, ${PRODUCT_NUTRIENTS(sql)},
-  p.default_unit_code,
+  p.edible_portion::float8 AS edible_portion, p.default_unit_code,
   ${localizedName(sql, 'unit_translations', sql`x.unit_code = p.default_unit_code`, lang)} AS default_unit_name,
   COALESCE(p.storage_days,
     (SELECT c.default_storage_days FROM product_categories c WHERE c.code = p.category_code)) AS storage_days`;
@@ -105,6 +105,7 @@ export interface ProductRow {
   sugars_per_100g: number | null;
   saturated_fat_per_100g: number | null;
   salt_per_100g: number | null;
+  edible_portion: number;
   default_unit_code: string;
   default_unit_name: string | null;
   storage_days: number | null;
@@ -374,7 +375,7 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
         sql<IngredientRow[]>`
           SELECT i.id, i.product_id, COALESCE(pl.name, pe.name, p.canonical_name, i.name) AS name,
                  i.quantity::float8 AS quantity, i.unit_code, COALESCE(ut.name, ue.name, i.unit_code) AS unit,
-                 COALESCE(i.note->>${language}, i.note->>'en') AS note
+                 COALESCE(i.note->>${language}, i.note->>'en') AS note, i.yield_factor::float8 AS yield_factor
           FROM recipe_ingredients i
           LEFT JOIN products p ON p.id = i.product_id
           LEFT JOIN product_aliases pl ON pl.product_id = p.id AND pl.language_code = ${language} AND pl.is_primary
@@ -430,6 +431,7 @@ export interface IngredientRow {
   unit_code: string;
   unit: string;
   note: string | null;
+  yield_factor: number;
 }
 
 export interface RecipeRow extends Omit<RecipeSummaryRow, 'is_default'> {

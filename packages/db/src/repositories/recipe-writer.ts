@@ -1,4 +1,4 @@
-import { gramsOf, type Nutrients, recipePerServing, type Unit } from '@nutrition/domain';
+import { edibleGramsOf, type Nutrients, recipePerServing, type Unit } from '@nutrition/domain';
 import type { Queryable } from '../client.ts';
 
 export interface IngredientInput {
@@ -8,6 +8,8 @@ export interface IngredientInput {
   quantity: number;
   unitCode: string;
   note?: Record<string, string> | null;
+  /** The share that ends up in the dish (1 when absent): see `recipe_ingredients.yield_factor`. */
+  yieldFactor?: number;
 }
 
 export interface StepInput {
@@ -22,6 +24,8 @@ export interface Macros {
   fat: number;
   carbs: number;
 }
+
+const scaled = (grams: number | null, factor: number) => (grams === null ? null : grams * factor);
 
 /**
  * Per-serving macros from the ingredients (grams through unit factors, densities and piece weights), with how many
@@ -48,6 +52,7 @@ export async function computePerServing(
         nutrients: Nutrients;
         density: number | null;
         piece_g: number | null;
+        edible_portion: number;
         unit_grams: Record<string, number>;
       }[]
     >`
@@ -55,7 +60,7 @@ export async function computePerServing(
              carbs_per_100g AS carbs,
              json_build_object('fiber', fiber_per_100g, 'sugars', sugars_per_100g,
                'saturated_fat', saturated_fat_per_100g, 'salt', salt_per_100g) AS nutrients,
-             density_g_per_ml AS density, piece_g, unit_grams
+             density_g_per_ml AS density, piece_g, edible_portion, unit_grams
       FROM products WHERE id = ANY(${ids}::uuid[])`,
   ]);
   const unitByCode = new Map(units.map((u) => [u.code, u]));
@@ -65,7 +70,15 @@ export async function computePerServing(
     const unit = unitByCode.get(i.unitCode);
     if (!p || !unit || p.calories === null) return { grams: null, per100g: null };
     return {
-      grams: gramsOf(i.quantity, unit, { densityGPerMl: p.density, pieceG: p.piece_g, unitGrams: p.unit_grams }),
+      grams: scaled(
+        edibleGramsOf(i.quantity, unit, {
+          densityGPerMl: p.density,
+          pieceG: p.piece_g,
+          unitGrams: p.unit_grams,
+          ediblePortion: p.edible_portion,
+        }),
+        i.yieldFactor ?? 1,
+      ),
       per100g: { calories: p.calories, protein: p.protein ?? 0, fat: p.fat ?? 0, carbs: p.carbs ?? 0 },
       nutrients: p.nutrients,
     };
@@ -91,6 +104,7 @@ export async function writeRecipeBody(
         quantity: ing.quantity,
         unit_code: ing.unitCode,
         note: ing.note ? JSON.stringify(ing.note) : null,
+        yield_factor: ing.yieldFactor ?? 1,
       })),
     )}`;
   }

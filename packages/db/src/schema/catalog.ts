@@ -42,8 +42,13 @@ export const products = pgTable(
     storageDays: integer(),
     /** Grams per millilitre, for converting volume units. */
     densityGPerMl: decimal(),
-    /** Grams of one piece. */
+    /** Grams of one piece, as bought. */
     pieceG: decimal(),
+    /**
+     * The share of a piece as bought that is eaten (an egg without its shell 0.88, a whole chicken off the bone 0.68):
+     * what pieces become in grams of food. Per-100 g values are of the edible part.
+     */
+    ediblePortion: decimal().notNull().default(1),
     /** Grams of other counted units: `{"clove": 5, "pack": 900}`. */
     unitGrams: jsonb().$type<Record<string, number>>().notNull().default({}),
     /** `seed`, `off` (Open Food Facts import), `ai` (named by a model) or `user`. */
@@ -64,6 +69,7 @@ export const products = pgTable(
       sql`${t.fiberPer100g} BETWEEN 0 AND 100 AND ${t.sugarsPer100g} BETWEEN 0 AND 100 AND
         ${t.saturatedFatPer100g} BETWEEN 0 AND 100 AND ${t.saltPer100g} BETWEEN 0 AND 100`,
     ),
+    check('products_edible_portion_check', sql`${t.ediblePortion} > 0 AND ${t.ediblePortion} <= 1`),
     check('products_storage_check', sql`${t.storageDays} > 0`),
   ],
 );
@@ -232,12 +238,18 @@ export const recipeIngredients = pgTable(
       .references(() => units.code),
     /** Per-language notes (`{"en": "finely chopped"}`); a missing language falls back to English. */
     note: jsonb().$type<Record<string, string>>(),
+    /**
+     * The share of the ingredient's nutrition and weight that ends up in the dish: below 1 for what is strained out
+     * or discarded (coffee grounds, tea leaves, the bread of kvass).
+     */
+    yieldFactor: decimal().notNull().default(1),
   },
   (t) => [
     uniqueIndex('recipe_ingredients_position_idx').on(t.recipeId, t.position),
     index('recipe_ingredients_product_idx').on(t.productId),
     check('recipe_ingredients_named_check', sql`${t.productId} IS NOT NULL OR ${t.name} IS NOT NULL`),
     check('recipe_ingredients_quantity_check', sql`${t.quantity} > 0`),
+    check('recipe_ingredients_yield_check', sql`${t.yieldFactor} >= 0 AND ${t.yieldFactor} <= 1`),
   ],
 );
 

@@ -51,6 +51,11 @@ export const Ingredient = named(
     unit_code: Type.String(),
     unit: Type.String({ description: 'localised name of the unit' }),
     note: Nullable(Type.String()),
+    yield_factor: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description: 'the share that ends up in the dish: below 1 for what is strained out (coffee grounds, tea leaves)',
+    }),
   }),
 );
 
@@ -100,6 +105,11 @@ export const Product = named(
     fat_per_100g: Nullable(Type.Number()),
     carbs_per_100g: Nullable(Type.Number()),
     ...NutrientsPer100g,
+    edible_portion: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 1,
+      description: 'the share of a piece as bought that is eaten (an egg without its shell: 0.88)',
+    }),
     default_unit_code: Type.String(),
     default_unit_name: Nullable(Type.String()),
     storage_days: Nullable(Type.Integer()),
