@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@nutrition/db';
 
@@ -151,8 +154,9 @@ export function timedGet(url: string, headers: Record<string, string> = {}): Pro
 }
 
 export async function login(url: string, subject: string): Promise<string> {
-  return (await json(`${url}/auth/login`, { method: 'POST', body: JSON.stringify({ id_token: subject }) })).body
-    .access_token;
+  const res = await json(`${url}/auth/login`, { method: 'POST', body: JSON.stringify({ id_token: subject }) });
+  if (!res.body?.access_token) throw new Error(`login as ${subject}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.access_token;
 }
 
 /** autocannon in its own process against one URL; returns mean requests a second and p99 latency. */
@@ -183,4 +187,48 @@ export async function autocannon(
   if (result.non2xx > 0 || result.errors > 0)
     throw new Error(`autocannon saw ${result.non2xx} non-2xx and ${result.errors} errors on ${url}`);
   return { rps: result.requests.average, p99: result.latency.p99 };
+}
+
+export interface LoadRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/**
+ * autocannon (bench/load.ts, its own process) over a list of requests taken in turn by all connections; the status
+ * counts come back so a run that answered errors is never reported as fast.
+ */
+export async function mixedLoad(
+  url: string,
+  requests: LoadRequest[],
+  opts: { seconds: number; connections: number },
+): Promise<{ rps: number; p50: number; p99: number; statuses: Record<string, number> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'nutrition-load-'));
+  const spec = join(dir, 'spec.json');
+  try {
+    await writeFile(spec, JSON.stringify({ url, ...opts, requests }));
+    const child = spawn(process.execPath, [`${root}bench/load.ts`, spec], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    await new Promise((r) => child.on('exit', r));
+    const result = JSON.parse(out) as { rps: number; p50: number; p99: number; errors: number; non2xx: number };
+    if (result.errors > 0 || result.non2xx > 0)
+      throw new Error(`load on ${url}: ${result.errors} errors, ${result.non2xx} non-2xx (${out})`);
+    return result as never;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** A deterministic shuffle (the same order every run). */
+export function shuffle<T>(items: T[]): T[] {
+  let state = 7;
+  for (let i = items.length - 1; i > 0; i--) {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    const j = state % (i + 1);
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
 }

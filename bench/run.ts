@@ -7,6 +7,8 @@ import { prepareDatabase } from '../apps/api/src/setup.ts';
 import { apiBench } from './api.ts';
 import { importBench } from './import.ts';
 import { searchBench } from './search.ts';
+import { searchLoadBench } from './search-load.ts';
+import { appMixedBench } from './app-mixed.ts';
 import { queueBench } from './queue.ts';
 import { sseBench } from './sse.ts';
 import { menuBench } from './menu.ts';
@@ -66,6 +68,8 @@ try {
   // After the import: menus are saved into a catalog that holds the imported products.
   await step('menu', () => menuBench(url, sizes.menuRuns));
   await step('search', () => searchBench(url, sizes.queries));
+  await step('search-load', () => searchLoadBench(url, sizes.apiSeconds));
+  await step('app-mixed', () => appMixedBench(url, sizes.apiSeconds));
   await step('queue', () => queueBench(url, sizes.jobs, sizes.pickups));
   await step('sse', () => sseBench(url, sizes.streams));
   await step('uploads', () => uploadBench(url, sizes.uploads));

@@ -185,7 +185,7 @@ t.test("a dish entry in grams: portions from the recipe's serving weight, nutrit
 
   const small = await log({ dish_id: borscht!.id, portion_g: 100 });
   const large = await log({ dish_id: borscht!.id, portion_g: 1000 });
-  t.equal(small.portions, Math.round((100 / borscht!.serving_g) * 100) / 100);
+  t.equal(small.portions, Math.round((100 / borscht!.serving_g) * 1000) / 1000);
   t.ok(Math.abs(large.calories / small.calories - 10) < 0.2, `1000 g is ten times 100 g (${small.calories} kcal)`);
   const serving = await log({ dish_id: borscht!.id });
   const weighed = await log({ dish_id: borscht!.id, portion_g: borscht!.serving_g });
@@ -194,7 +194,7 @@ t.test("a dish entry in grams: portions from the recipe's serving weight, nutrit
   t.equal(both.portions, 2, 'portions given win over grams');
 
   const patched = await a({ method: 'PATCH', url: `/diary/${small.id}`, payload: { portion_g: 500 } });
-  t.equal(patched.json().portions, Math.round((500 / borscht!.serving_g) * 100) / 100, 'new grams, new portions');
+  t.equal(patched.json().portions, Math.round((500 / borscht!.serving_g) * 1000) / 1000, 'new grams, new portions');
   t.ok(Math.abs(patched.json().calories / small.calories - 5) < 0.1);
 
   // A dish the model only estimated (no weighed ingredients): the grams are kept, one portion counted.

@@ -114,6 +114,7 @@ t.test('portions of a weighed plate follow the serving weight', async (t) => {
   t.equal(portionsOfGrams(1000, 400), 2.5, 'ten times the grams, ten times the food');
   t.equal(portionsOfGrams(300, null), 1, 'unknown serving weight: one portion');
   t.equal(portionsOfGrams(10000, 20), 50, 'within the diary limit');
+  t.equal(portionsOfGrams(100, 647.8), 0.154, 'to 0.001: 100 g of a 648 g serving');
 });
 
 t.test('portions scale per-serving values', async (t) => {

@@ -4,6 +4,13 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { openStreams } from '../sse.ts';
 import { unauthorized } from '../errors.ts';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Where routes register figures of their own (the diary's day cache). */
+    metricsRegistry: Registry;
+  }
+}
+
 /**
  * Prometheus metrics at /metrics: requests and latency by route and status, open SSE streams, the LISTEN connection,
  * and the process's own figures. Each app has its own registry (tests build several in one process). With
@@ -13,6 +20,7 @@ export default fp(
   async (app: FastifyInstance, opts: { token: string }) => {
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });
+    app.decorate('metricsRegistry', registry);
     const labelNames = ['method', 'route', 'status_code'] as const;
     const requests = new Counter({
       name: 'http_requests_total',

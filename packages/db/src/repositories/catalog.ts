@@ -1,3 +1,4 @@
+import type postgres from 'postgres';
 import type { Sql } from '../client.ts';
 import { localizedName } from './localized.ts';
 import { visibleDish, visibleRecipe } from './ownership.ts';
@@ -47,20 +48,20 @@ function foldedPrefixQuery(sql: Sql, words: string[]) {
 }
 
 /**
- * The ranking tier of a name `c.search_name` (folded) in language `c.language_code` for the query `q`; the score is
- * the tier plus a text similarity below 1. Exact names first, then names starting with the query in the request
- * language, then names holding every query word as a word prefix in the request language, then both of these in other
- * languages, then matches only inside words or through a typo correction. A name of unknown language counts as the
- * request language's.
+ * The ranking tier of a name `c.search_name` (folded; `v.v` is its `simple` tsvector) in language `c.language_code`
+ * for the folded query; the score is the tier plus a text similarity below 1. Exact names first, then names starting
+ * with the query in the request language, then names holding every query word as a word prefix in the request
+ * language, then both of these in other languages, then matches only inside words or through a typo correction. A
+ * name of unknown language counts as the request language's.
  */
-function rankTier(sql: Sql, q: string, language: string, words: string[]) {
+function rankTier(sql: Sql, folded: postgres.Fragment, language: string, words: string[]) {
   const own = sql`(c.language_code = ${language} OR c.language_code IS NULL)`;
   return sql`(CASE
-    WHEN c.search_name = fold_text(${q}) THEN 4
-    WHEN starts_with(c.search_name, fold_text(${q})) THEN CASE WHEN ${own} THEN 3 ELSE 1.5 END
+    WHEN c.search_name = ${folded} THEN 4
+    WHEN starts_with(c.search_name, ${folded}) THEN CASE WHEN ${own} THEN 3 ELSE 1.5 END
     ${
       words.length > 0
-        ? sql`WHEN to_tsvector('simple', c.search_name) @@ ${foldedPrefixQuery(sql, words)}
+        ? sql`WHEN v.v @@ ${foldedPrefixQuery(sql, words)}
                 THEN CASE WHEN ${own} THEN 2 ELSE 1.5 END`
         : sql``
     }
@@ -168,49 +169,61 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
       const q = s.q.trim().toLowerCase();
       const words = queryWords(q);
       const db = productSearchSql;
+      // The folded query, computed once per statement (a scalar subquery): a call per candidate costs more than the
+      // rest of ranking it.
+      const folded = db`(SELECT fold_text(${q}))`;
       // Names starting with q, as a range only the text_pattern_ops btree serves, in its order: the planner would
       // otherwise pick the trigram index for a LIKE prefix and sort every match.
-      const startsWith = db`
-        a.search_name ~>=~ fold_text(${q}) AND a.search_name ~<~ (fold_text(${q}) || chr(1114111))`;
+      const startsWith = db`a.search_name ~>=~ ${folded} AND a.search_name ~<~ (${folded} || chr(1114111))`;
       // Ingredients: candidates from curated names only (their own small indexes). Filtering imported products out
       // after the candidate limit would leave a common word with none: a million imported names crowd them out.
       const curated = s.ingredientsOnly ? db`AND NOT a.imported` : db``;
       const filter = s.category ? db`AND p.category_code = ${s.category}` : db``;
-      // 1-2 characters: only names starting with them (an index range scan); anything wider costs seconds at scale.
-      // Curated names in the request language starting with q come first, on their own small index: otherwise a
-      // letter or two would fill the candidates with other languages' names in alphabetical order.
-      const ownLanguage = db`
-        (SELECT a.product_id, a.search_name, a.language_code, a.is_primary, NULL::tsquery AS tsq FROM product_aliases a
-         WHERE a.language_code = ${s.language} AND NOT a.imported AND ${startsWith}
-         ORDER BY a.search_name USING ~<~ LIMIT ${CANDIDATES})`;
-      const candidates =
-        q.length <= 2 || words.length === 0
-          ? db`
-              ${ownLanguage}
-              UNION ALL
-              (SELECT a.product_id, a.search_name, a.language_code, a.is_primary, NULL::tsquery AS tsq
-               FROM product_aliases a
-               WHERE ${startsWith} ${curated} ORDER BY a.search_name USING ~<~ LIMIT ${CANDIDATES})`
-          : db`
-              WITH tsq AS (${tsQuery(words)})
-              ${ownLanguage}
-              UNION ALL
-              (SELECT a.product_id, a.search_name, a.language_code, a.is_primary, tsq.tsq FROM product_aliases a, tsq
-               WHERE ${startsWith} ${curated} ORDER BY a.search_name USING ~<~ LIMIT ${CANDIDATES})
-              UNION ALL
-              (SELECT a.product_id, a.search_name, a.language_code, a.is_primary, tsq.tsq FROM product_aliases a, tsq
-               WHERE to_tsvector('simple', a.search_name) @@ tsq.tsq ${curated} LIMIT ${CANDIDATES})`;
+      const typed = q.length > 2 && words.length > 0;
+      const tsq = typed ? db`(SELECT tsq FROM tsq)` : db`NULL::tsquery`;
+      // Full text finds names holding the words anywhere: the costly part for a common word, whose every match the
+      // index visits before a limit applies. A first page that names starting with the query in the request language
+      // already fill cannot hold any of its matches (they rank a tier lower), so then it is not run at all.
+      const prefixesFill =
+        !s.after && !s.category
+          ? db`AND (SELECT count(DISTINCT x.product_id) FROM (SELECT * FROM own UNION ALL SELECT * FROM pre) x
+                    WHERE x.language_code = ${s.language} OR x.language_code IS NULL) < ${s.limit}`
+          : db``;
       // Rank and cut to one page first; only the page's rows get their names, category and unit.
       const rows = await db<ProductRow[]>`
-        WITH c AS (${candidates}),
+        WITH ${typed ? db`tsq AS (${tsQuery(words)}),` : db``}
+        -- Curated names in the request language starting with q come first, on their own small index: otherwise a
+        -- letter or two would fill the candidates with other languages' names in alphabetical order.
+        own AS MATERIALIZED (
+          SELECT a.product_id, a.search_name, a.language_code, a.is_primary FROM product_aliases a
+          WHERE a.language_code = ${s.language} AND NOT a.imported AND ${startsWith}
+          ORDER BY a.search_name USING ~<~ LIMIT ${CANDIDATES}),
+        pre AS MATERIALIZED (
+          SELECT a.product_id, a.search_name, a.language_code, a.is_primary FROM product_aliases a
+          WHERE ${startsWith} ${curated} ORDER BY a.search_name USING ~<~ LIMIT ${CANDIDATES}),
+        c AS (
+          SELECT * FROM own UNION ALL SELECT * FROM pre
+          ${
+            // 1-2 characters: only names starting with them (an index range scan); more costs seconds at scale.
+            typed
+              ? db`UNION ALL
+                   (SELECT a.product_id, a.search_name, a.language_code, a.is_primary FROM product_aliases a
+                    WHERE to_tsvector('simple', a.search_name) @@ ${tsq} ${curated} ${prefixesFill}
+                    LIMIT ${CANDIDATES})`
+              : db``
+          }),
         ranked AS (
-          SELECT c.product_id, round(max(${rankTier(db, q, s.language, words)} + least(0.999, greatest(
-                   COALESCE(ts_rank(to_tsvector('simple', c.search_name), c.tsq), 0),
-                   -- the whole name's likeness orders names holding the query; the closest word's, corrections
-                   (similarity(c.search_name, fold_text(${q})) + word_similarity(fold_text(${q}), c.search_name)) / 2)
+          SELECT c.product_id, round(max(t.tier + least(0.999, greatest(
+                   COALESCE(ts_rank(v.v, ${tsq}), 0),
+                   -- the whole name's likeness orders names holding the query; with the closest word's, corrections
+                   CASE WHEN t.tier > 1 THEN similarity(c.search_name, ${folded})
+                        ELSE (similarity(c.search_name, ${folded}) + word_similarity(${folded}, c.search_name)) / 2 END)
                    -- within a tier, a product's own name before another name it is also known by
                    * CASE WHEN c.is_primary THEN 1 ELSE 0.9 END))::numeric, 4) AS score
           FROM c
+          -- computed once per candidate (OFFSET 0 keeps the subqueries from being inlined into every use)
+          CROSS JOIN LATERAL (SELECT to_tsvector('simple', c.search_name) AS v OFFSET 0) v
+          CROSS JOIN LATERAL (SELECT ${rankTier(db, folded, s.language, words)} AS tier OFFSET 0) t
           WHERE NOT EXISTS (SELECT 1 FROM unnest(${literalWords(q)}::text[]) x
                             WHERE strpos(c.search_name, fold_text(x)) = 0)
           GROUP BY c.product_id

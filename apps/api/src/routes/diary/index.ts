@@ -5,6 +5,7 @@ import { energyProfile, isValidDate, portionsOfGrams, todayIn } from '@nutrition
 import { errors, IdParams, Nullable } from '../../schemas.ts';
 import { conflict, notFound, validationFailed } from '../../errors.ts';
 import { fingerprint, idempotent } from '../../idempotency.ts';
+import { Counter } from 'prom-client';
 import { DayCache } from '../../day-cache.ts';
 import { decodeCursor, encodeCursor, isTimestamp, isUuid } from '../../cursor.ts';
 import { DiaryDay, DiaryEntry, DiaryQuery, EntryPatch, NewEntry, RecentItem, RecentQuery } from './schemas.ts';
@@ -40,6 +41,12 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
   // A day read again (the app's home screen) is served from memory after one profile read (shared with the other
   // requests of the same turn; see plugins/profile-reads.ts).
   const days = new DayCache(opts.cacheMegabytes * 1024 * 1024, DAY_MAX_AGE_MS);
+  const dayReads = new Counter({
+    name: 'diary_day_cache_reads_total',
+    help: 'Diary days read, by whether this process had the day at its current version (hit) or built it (miss)',
+    labelNames: ['result'] as const,
+    registers: [app.metricsRegistry],
+  });
   await app.notifications.subscribe(
     'catalog_changed',
     () => days.invalidate(),
@@ -66,6 +73,7 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
       const kept = days.get(key);
       let profile: StoredProfile | null = kept ? await app.profileReads.load(userId) : null;
       let day = kept && profile?.diary_version === kept.version ? kept.json : null;
+      dayReads.inc({ result: day === null ? 'miss' : 'hit' });
       if (day === null) {
         // Entries and totals come back as JSON text from PostgreSQL and are sent as is (the schema documents them).
         const read = await entries.dayJson(userId, date, request.language);

@@ -1,0 +1,73 @@
+import { login, maxRow, mixedLoad, ratioRow, root, shuffle, startProcess, type LoadRequest, type Row } from './lib.ts';
+
+/**
+ * What a search box sends, many users at once: a query per keystroke, so common words and their first letters
+ * dominate, then two-word queries, typos and other languages. Weights follow the shape of real search logs (a few
+ * head queries make most of the traffic); the words are the dump's commonest (each in about 4 % of names).
+ */
+const MIX: [string, string, number][] = [
+  // [query, language, weight]
+  ...['milk', 'chocolate', 'cheese', 'bread', 'yogurt', 'juice', 'chicken', 'coffee', 'rice', 'tea'].map(
+    (q, i): [string, string, number] => [q, 'en', 12 - i],
+  ),
+  ...['mil', 'milk', 'cho', 'choc', 'chee', 'bre', 'brea', 'yog', 'jui', 'chi', 'chic', 'cof', 'ric'].map(
+    (q): [string, string, number] => [q, 'en', 5],
+  ),
+  ...['m', 'mi', 'c', 'ch', 'b', 'br', 'y', 'yo'].map((q): [string, string, number] => [q, 'en', 3]),
+  ...['chocolate milk', 'milk choc', 'apple juice', 'green tea', 'organic yog', 'orange juice', 'rice cho'].map(
+    (q): [string, string, number] => [q, 'en', 4],
+  ),
+  ...['chocolte', 'chiken', 'yoghurt', 'chese', 'bred', 'cofee', 'orgnic'].map((q): [string, string, number] => [
+    q,
+    'en',
+    3,
+  ]),
+  ['молоко', 'ru', 4],
+  ['сыр', 'ru', 3],
+  ['хлеб', 'ru', 3],
+  ['мол', 'ru', 2],
+  ['Milch', 'de', 3],
+  ['Käse', 'de', 2],
+  ['kase', 'de', 2],
+  ['lait', 'fr', 2],
+  ['fromage', 'fr', 2],
+  ['leche', 'es', 2],
+  ['mleko', 'pl', 2],
+];
+
+/** `search-load`: /products/search under 32 connections over the imported catalog, against hello-world. */
+export async function searchLoadBench(databaseUrl: string, seconds: number): Promise<Row[]> {
+  const api = await startProcess(
+    `${root}apps/api/src/main.ts`,
+    { DATABASE_URL: databaseUrl, RATE_LIMIT_PER_MINUTE: '100000000' },
+    '/health',
+  );
+  const hello = await startProcess(`${root}bench/hello.ts`, {}, /hello ready/);
+  try {
+    const token = await login(api.url, 'bench-search-load');
+    // Interleaved rather than in runs, as many users typing at once would send them.
+    const queue = shuffle(MIX.flatMap(([q, lang, weight]) => Array.from({ length: weight }, () => ({ q, lang }))));
+    const requests: LoadRequest[] = queue.map(({ q, lang }) => ({
+      method: 'GET',
+      path: `/products/search?q=${encodeURIComponent(q)}`,
+      headers: { authorization: `Bearer ${token}`, 'accept-language': lang },
+    }));
+    const connections = 32;
+    const base = await mixedLoad(hello.url, [{ method: 'GET', path: '/', headers: {} }], { seconds, connections });
+    const load = await mixedLoad(api.url, requests, { seconds, connections });
+    return [
+      ratioRow(
+        'search-load',
+        `${queue.length}-query typing mix, 32 connections, req/s`,
+        load.rps,
+        'req/s',
+        base.rps,
+        0.1,
+      ),
+      maxRow('search-load', 'p99 under that load', load.p99, 'ms', 50, base.p99),
+    ];
+  } finally {
+    await api.stop();
+    await hello.stop();
+  }
+}
