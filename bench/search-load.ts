@@ -35,39 +35,44 @@ const MIX: [string, string, number][] = [
   ['mleko', 'pl', 2],
 ];
 
-/** `search-load`: /products/search under 32 connections over the imported catalog, against hello-world. */
+/**
+ * `search-load`: /products/search under 32 connections over the imported catalog, against hello-world; once as
+ * deployed (answers asked again within a minute come from the process's search cache) and once with the cache off,
+ * which is what every query costs the database.
+ */
 export async function searchLoadBench(databaseUrl: string, seconds: number): Promise<Row[]> {
-  const api = await startProcess(
-    `${root}apps/api/src/main.ts`,
-    { DATABASE_URL: databaseUrl, RATE_LIMIT_PER_MINUTE: '100000000' },
-    '/health',
-  );
   const hello = await startProcess(`${root}bench/hello.ts`, {}, /hello ready/);
+  const connections = 32;
   try {
-    const token = await login(api.url, 'bench-search-load');
-    // Interleaved rather than in runs, as many users typing at once would send them.
-    const queue = shuffle(MIX.flatMap(([q, lang, weight]) => Array.from({ length: weight }, () => ({ q, lang }))));
-    const requests: LoadRequest[] = queue.map(({ q, lang }) => ({
-      method: 'GET',
-      path: `/products/search?q=${encodeURIComponent(q)}`,
-      headers: { authorization: `Bearer ${token}`, 'accept-language': lang },
-    }));
-    const connections = 32;
     const base = await mixedLoad(hello.url, [{ method: 'GET', path: '/', headers: {} }], { seconds, connections });
-    const load = await mixedLoad(api.url, requests, { seconds, connections });
-    return [
-      ratioRow(
-        'search-load',
-        `${queue.length}-query typing mix, 32 connections, req/s`,
-        load.rps,
-        'req/s',
-        base.rps,
-        0.1,
-      ),
-      maxRow('search-load', 'p99 under that load', load.p99, 'ms', 50, base.p99),
-    ];
+    const rows: Row[] = [];
+    for (const cacheMb of ['16', '0']) {
+      const api = await startProcess(
+        `${root}apps/api/src/main.ts`,
+        { DATABASE_URL: databaseUrl, RATE_LIMIT_PER_MINUTE: '100000000', SEARCH_CACHE_MB: cacheMb },
+        '/health',
+      );
+      try {
+        const token = await login(api.url, 'bench-search-load');
+        // Interleaved rather than in runs, as many users typing at once would send them.
+        const queue = shuffle(MIX.flatMap(([q, lang, weight]) => Array.from({ length: weight }, () => ({ q, lang }))));
+        const requests: LoadRequest[] = queue.map(({ q, lang }) => ({
+          method: 'GET',
+          path: `/products/search?q=${encodeURIComponent(q)}`,
+          headers: { authorization: `Bearer ${token}`, 'accept-language': lang },
+        }));
+        const load = await mixedLoad(api.url, requests, { seconds, connections });
+        const label = cacheMb === '0' ? 'search cache off' : 'as deployed';
+        rows.push(
+          ratioRow('search-load', `typing mix, 32 connections, ${label}, req/s`, load.rps, 'req/s', base.rps, 0.1),
+          maxRow('search-load', `p99 under that load, ${label}`, load.p99, 'ms', 50, base.p99),
+        );
+      } finally {
+        await api.stop();
+      }
+    }
+    return rows;
   } finally {
-    await api.stop();
     await hello.stop();
   }
 }

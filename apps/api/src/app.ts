@@ -237,7 +237,7 @@ export async function buildApp(config: Config, options: AppOptions = {}) {
   await app.register(authRoutes, { verifier: options.verifier ?? identityVerifier(config), secret: config.JWT_SECRET });
   await app.register(profileRoutes);
   await app.register(referenceRoutes);
-  await app.register(catalogRoutes);
+  await app.register(catalogRoutes, { searchCacheMegabytes: config.SEARCH_CACHE_MB });
   await app.register(diaryRoutes, { cacheMegabytes: config.DIARY_CACHE_MB });
   await app.register(userProductRoutes);
   await app.register(savedRecipeRoutes);

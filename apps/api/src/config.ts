@@ -116,6 +116,12 @@ export const ConfigSchema = Type.Object({
     default: 32,
     description: 'memory per API process for days of the diary read again (0: off)',
   }),
+  SEARCH_CACHE_MB: Type.Integer({
+    minimum: 0,
+    maximum: 4096,
+    default: 16,
+    description: 'memory per API process for product search answers asked again within a minute (0: off)',
+  }),
   METRICS_TOKEN: Type.String({ default: '', description: 'when set, /metrics needs Authorization: Bearer <token>' }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({
     minimum: 100,

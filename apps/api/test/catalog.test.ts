@@ -1,6 +1,7 @@
 import t from 'tap';
 import { as, assertError, buildTestApp, login } from './helpers.ts';
 import { edibleGramsOf, recipePerServing } from '@nutrition/domain';
+import { literalWords } from '@nutrition/db/repositories';
 
 t.test('catalog', async (t) => {
   const { app, sql } = await buildTestApp(t);
@@ -133,7 +134,9 @@ t.test('catalog', async (t) => {
       // Every word must match, and `%` inside a word is a literal `%`.
       t.same(await products('a%b', 'en', '/dishes/search'), [], 'a%b: no name holds it; Poulet au beurre is no match');
       t.same(await products('a%b'), [], 'nor a product name');
-      t.match(await first('milk 1.5%'), /^Milk 1\.5/, 'punctuation inside a word is literal and still found');
+      t.match(await first('milk 1.5%'), /^Milk 1\.5/, 'a dot and a percent sign at the end still find it');
+      t.same(literalWords("a%b m&m 1.5% alho-frances l'huile"), ['a%b', 'm&m'], 'symbols inside are literal');
+      t.match(await first('alho-frances', 'pt'), /Alho-poró/, 'a hyphenated alias (of leek) by its words');
       t.same(await products('borscht zzzz', 'en', '/dishes/search'), [], 'a word that matches nothing');
       t.same(await products('buckwheat zzzz'), [], 'products too');
       const scores = (await search('chicken', 'en', '/dishes/search')).map((d) => d.score);
@@ -144,6 +147,28 @@ t.test('catalog', async (t) => {
       );
     },
   );
+
+  t.test('a product search asked again is answered from memory until the catalog changes', async (t) => {
+    const first = await search('zzqqx', 'en', '/products/search');
+    t.same(first, [], 'nothing yet');
+    t.same(await search('ZZQQX', 'en', '/products/search'), [], 'the same answer for another case');
+    await sql`
+      WITH p AS (INSERT INTO products (canonical_name, source) VALUES ('Zzqqx crunch bar', 'user') RETURNING id)
+      INSERT INTO product_aliases (product_id, language_code, name, is_primary)
+      SELECT id, 'en', 'Zzqqx crunch bar', true FROM p`;
+    // The insert notifies every API process (LISTEN/NOTIFY, as across processes): the kept answer goes.
+    let found: { name: string }[] = [];
+    for (let i = 0; i < 50 && found.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      found = await search('zzqqx', 'en', '/products/search');
+    }
+    t.match(found, [{ name: 'Zzqqx crunch bar' }], 'a new product is found right after it is added');
+    const again = await get({ method: 'GET', url: '/products/search?q=milk', headers: { 'accept-language': 'de' } });
+    const repeat = await get({ method: 'GET', url: '/products/search?q=milk', headers: { 'accept-language': 'de' } });
+    t.equal(repeat.body, again.body, 'the same answer, byte for byte');
+    t.equal(repeat.headers['content-type'], 'application/json; charset=utf-8');
+    t.match(repeat.json().items[0], { name: String, score: Number, calories_per_100g: Number });
+  });
 
   t.test('search folds case and accents the way people type: fr, es, de, tr, ru (ё = е)', async (t) => {
     const products = async (q: string, lang: string) => (await search(q, lang, '/products/search')).map((p) => p.name);

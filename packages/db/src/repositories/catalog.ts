@@ -21,13 +21,15 @@ export function queryWords(q: string): string[] {
 }
 
 /**
- * The query's words that hold punctuation inside (`a%b`, `1.5`, `m&m`), trimmed of punctuation at their ends: a name
+ * The query's words that hold a symbol inside (`a%b`, `m&m`, `50%off`), trimmed of punctuation at their ends: a name
  * must contain each as written (folded), so `%` matches a literal `%` and `a%b` is not the two words `a` and `b`.
+ * Hyphens, apostrophes, dots, commas and slashes join or separate words in names (`alho-frances`, `l'huile`, `1.5`):
+ * around them the words are matched one by one, typos included.
  */
 export function literalWords(q: string): string[] {
   return q
     .toLowerCase()
-    .split(/\s+/)
+    .split(/[\s\-'’.,/]+/)
     .map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''))
     .filter((w) => /[^\p{L}\p{N}]/u.test(w));
 }

@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { catalogRepository } from '@nutrition/db/repositories';
 import { isRestrictedCirculation, normalizeBarcode } from '@nutrition/domain';
 import { errors, IdParams } from '../../schemas.ts';
 import { badRequest, HttpError, notFound } from '../../errors.ts';
 import { decodeCursor, encodeCursor, isUuid } from '../../cursor.ts';
 import { httpCache } from '../../http-cache.ts';
+import { TextCache } from '../../text-cache.ts';
 import {
   BarcodeParams,
   Dish,
@@ -25,9 +27,20 @@ const isKeyset = (v: unknown): v is { score: number; id: string } =>
   typeof (v as { score?: unknown }).score === 'number' &&
   isUuid((v as { id?: unknown }).id);
 
+const SEARCH_MAX_AGE_MS = 60_000;
+
 /** Dishes, recipes and products of the catalog, localised by Accept-Language. */
-const catalog: FastifyPluginAsyncTypebox = async (app) => {
+const catalog: FastifyPluginAsyncTypebox<{ searchCacheMegabytes: number }> = async (app, opts) => {
   const repo = catalogRepository(app.sql, app.searchSql, app.productSearchSql);
+  // A product search answers the same for every caller, and a search box sends the same few queries over and over
+  // (a letter, two, the commonest words): answers are kept per process for a minute, and dropped at once when the
+  // catalog changes (the same notification the diary's day cache follows).
+  const searches = new TextCache(opts.searchCacheMegabytes * 1024 * 1024, SEARCH_MAX_AGE_MS);
+  await app.notifications.subscribe(
+    'catalog_changed',
+    () => searches.invalidate(),
+    () => searches.invalidate(),
+  );
   app.addHook('onRequest', app.authenticate);
   // A dish, recipe or product changes rarely: reused for 5 minutes. Lists and searches may gain the caller's own
   // dishes at any time, so they are revalidated (a 304 when unchanged).
@@ -118,24 +131,37 @@ const catalog: FastifyPluginAsyncTypebox = async (app) => {
 
   const productSearch =
     (ingredientsOnly: boolean) =>
-    async (request: { query: { q: string; limit?: number; cursor?: string; category?: string }; language: string }) => {
+    async (
+      request: { query: { q: string; limit?: number; cursor?: string; category?: string }; language: string },
+      reply: FastifyReply,
+    ) => {
       const q = request.query.q.trim();
       if (!q) throw badRequest('q must not be blank', 'validation_failed');
       const limit = request.query.limit ?? DEFAULT_LIMIT;
-      const rows = await repo.searchProducts({
-        q,
-        language: request.language,
-        limit: limit + 1,
-        after: decodeCursor(request.query.cursor, isKeyset),
-        category: request.query.category,
-        ingredientsOnly,
-      });
-      const items = rows.slice(0, limit);
-      const last = items.at(-1);
-      return {
-        items,
-        next_cursor: rows.length > limit && last ? encodeCursor({ score: last.score, id: last.id }) : null,
-      };
+      const { cursor, category } = request.query;
+      const after = decodeCursor(cursor, isKeyset);
+      // Search folds case, so `Milk` and `milk` share an answer.
+      const key = JSON.stringify([ingredientsOnly, request.language, limit, category, cursor, q.toLowerCase()]);
+      const generation = searches.generation;
+      let text = searches.get(key)?.json;
+      if (text === undefined) {
+        const rows = await repo.searchProducts({
+          q,
+          language: request.language,
+          limit: limit + 1,
+          after,
+          category,
+          ingredientsOnly,
+        });
+        const items = rows.slice(0, limit);
+        const last = items.at(-1);
+        text = reply.serialize({
+          items,
+          next_cursor: rows.length > limit && last ? encodeCursor({ score: last.score, id: last.id }) : null,
+        }) as string;
+        searches.set(key, generation, '', text);
+      }
+      return reply.type('application/json; charset=utf-8').send(text);
     };
 
   app.get(

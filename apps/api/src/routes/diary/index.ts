@@ -6,7 +6,7 @@ import { errors, IdParams, Nullable } from '../../schemas.ts';
 import { conflict, notFound, validationFailed } from '../../errors.ts';
 import { fingerprint, idempotent } from '../../idempotency.ts';
 import { Counter } from 'prom-client';
-import { DayCache } from '../../day-cache.ts';
+import { TextCache } from '../../text-cache.ts';
 import { decodeCursor, encodeCursor, isTimestamp, isUuid } from '../../cursor.ts';
 import { DiaryDay, DiaryEntry, DiaryQuery, EntryPatch, NewEntry, RecentItem, RecentQuery } from './schemas.ts';
 
@@ -40,7 +40,7 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
 
   // A day read again (the app's home screen) is served from memory after one profile read (shared with the other
   // requests of the same turn; see plugins/profile-reads.ts).
-  const days = new DayCache(opts.cacheMegabytes * 1024 * 1024, DAY_MAX_AGE_MS);
+  const days = new TextCache(opts.cacheMegabytes * 1024 * 1024, DAY_MAX_AGE_MS);
   const dayReads = new Counter({
     name: 'diary_day_cache_reads_total',
     help: 'Diary days read, by whether this process had the day at its current version (hit) or built it (miss)',

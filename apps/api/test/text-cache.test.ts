@@ -1,15 +1,15 @@
 import t from 'tap';
-import { DayCache } from '../src/day-cache.ts';
+import { TextCache } from '../src/text-cache.ts';
 
 t.test('a kept day comes back with the version it was built at', async (t) => {
-  const cache = new DayCache(1000, 60_000);
+  const cache = new TextCache(1000, 60_000);
   cache.set('alice 2026-11-20 en', cache.generation, '7', '"entries":[]');
   t.match(cache.get('alice 2026-11-20 en'), { version: '7', json: '"entries":[]' });
   t.equal(cache.get('alice 2026-11-20 ru'), undefined, 'another language is another day');
 });
 
 t.test('an invalidation drops every day, and days built before it are not kept', async (t) => {
-  const cache = new DayCache(1000, 60_000);
+  const cache = new TextCache(1000, 60_000);
   const before = cache.generation;
   cache.set('a', before, '1', 'x');
   cache.invalidate();
@@ -21,7 +21,7 @@ t.test('an invalidation drops every day, and days built before it are not kept',
 });
 
 t.test('the least recently used days go first when the text budget is spent', async (t) => {
-  const cache = new DayCache(10, 60_000);
+  const cache = new TextCache(10, 60_000);
   cache.set('a', 0, '1', 'aaaa');
   cache.set('b', 0, '1', 'bbbb');
   cache.get('a');
@@ -36,7 +36,7 @@ t.test('the least recently used days go first when the text budget is spent', as
 });
 
 t.test('a day older than the maximum age is rebuilt', async (t) => {
-  const cache = new DayCache(1000, 60_000);
+  const cache = new TextCache(1000, 60_000);
   cache.set('a', 0, '1', 'x', 0);
   t.ok(cache.get('a', 60_000));
   t.equal(cache.get('a', 60_001), undefined);
@@ -44,7 +44,7 @@ t.test('a day older than the maximum age is rebuilt', async (t) => {
 });
 
 t.test('a budget of zero keeps nothing', async (t) => {
-  const cache = new DayCache(0, 60_000);
+  const cache = new TextCache(0, 60_000);
   cache.set('a', 0, '1', 'x');
   t.equal(cache.size, 0);
 });

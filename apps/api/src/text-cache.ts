@@ -5,12 +5,13 @@ interface Kept {
 }
 
 /**
- * Days of the diary as JSON text, kept by one API process. A kept day is served only while the user's diary version
- * is the one it was built at (the caller checks that in the round trip it makes anyway for the profile) and no
+ * Response texts kept by one API process: days of the diary, first pages of product search. A kept text is served
+ * only while its version is the caller's (a diary day is built at the user's diary version; a search has none) and no
  * catalog change has been heard since (`invalidate`). Bounded by total text length, least recently used out first,
- * and by age, so a missed notification cannot keep a day stale for long.
+ * and by age, so a missed notification cannot keep a text stale for long. Memory stays flat as the catalog grows: it
+ * holds answers, never the catalog.
  */
-export class DayCache {
+export class TextCache {
   readonly #entries = new Map<string, Kept>();
   readonly #maxChars: number;
   readonly #maxAgeMs: number;
@@ -22,7 +23,7 @@ export class DayCache {
     this.#maxAgeMs = maxAgeMs;
   }
 
-  /** Read before building a day; `set` drops the day if an invalidation came in between. */
+  /** Read before building a text; `set` drops the text if an invalidation came in between. */
   get generation() {
     return this.#generation;
   }
