@@ -46,6 +46,11 @@ function isDatabaseUnavailable(error: unknown): boolean {
   return typeof code === 'string' && DATABASE_DOWN.has(code);
 }
 
+function databaseAway(app: FastifyInstance): boolean {
+  const notifications = (app as { notifications?: { connected: boolean } }).notifications;
+  return notifications !== undefined && !notifications.connected;
+}
+
 function snakeCase(code: string) {
   return code
     .replace(/^FST_(ERR_)?/, '')
@@ -89,7 +94,9 @@ export default fp(
           .header('retry-after', '1')
           .send(errorBody(503, 'busy', 'The service is busy, try again shortly', request.id));
       }
-      if (isDatabaseUnavailable(error)) {
+      // An error of no known kind while the LISTEN connection is down is taken for the database being away too
+      // (drivers word a cut-off connection in more ways than codes say): a 503 to retry, logged with the error.
+      if (isDatabaseUnavailable(error) || (!(error as FastifyError).statusCode && databaseAway(app))) {
         request.log.warn({ err: error }, 'database unavailable');
         return reply
           .status(503)
