@@ -23,6 +23,7 @@ export interface DiaryEntryRow extends NutrientGrams {
   carbs_g: number | null;
   job_id: string | null;
   created_at: Date;
+  version: number;
 }
 
 export interface NewDiaryEntry {
@@ -34,6 +35,9 @@ export interface NewDiaryEntry {
   portions: number | null;
   portionG: number | null;
   jobId: string | null;
+  /** A client-made id and the fingerprint of its create (see sync.ts); else the database makes the id. */
+  id?: string;
+  clientHash?: string;
 }
 
 /**
@@ -70,7 +74,7 @@ const ENTRY = (sql: Queryable, language: string) => sql`
     ELSE p.saturated_fat_per_100g * e.portion_g / 100 END, 1)::float8 AS saturated_fat_g,
   round(CASE WHEN e.dish_id IS NOT NULL THEN r.salt_per_serving * e.portions ELSE p.salt_per_100g * e.portion_g / 100
     END, 2)::float8 AS salt_g,
-  e.job_id, e.created_at`;
+  e.job_id, e.created_at, e.version`;
 
 const ENTRY_JOINS = (sql: Queryable) => sql`
   LEFT JOIN recipes r ON r.id = e.recipe_id
@@ -115,7 +119,7 @@ export function diaryRepository(sql: Queryable) {
               'recipe_id', recipe_id, 'name', name, 'portions', portions, 'portion_g', portion_g, 'calories', calories,
               'protein_g', protein_g, 'fat_g', fat_g, 'carbs_g', carbs_g, 'fiber_g', fiber_g, 'sugars_g', sugars_g,
               'saturated_fat_g', saturated_fat_g, 'salt_g', salt_g, 'job_id', job_id,
-              'created_at', to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+              'created_at', to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'version', version)
             ORDER BY array_position(${[...MEAL_TYPES]}::text[], meal_type), created_at, id),
             '[]')::text AS entries,
           json_build_object('calories', round(COALESCE(sum(calories), 0)::numeric, 1), 'protein_g',
@@ -140,20 +144,40 @@ export function diaryRepository(sql: Queryable) {
       return row ?? null;
     },
 
+    /** The user's entries among `ids` (the change feed's read). */
+    async byIds(userId: string, ids: string[], language: string): Promise<DiaryEntryRow[]> {
+      return sql<DiaryEntryRow[]>`
+        SELECT ${ENTRY(sql, language)} FROM meal_diary e ${ENTRY_JOINS(sql)}
+        WHERE e.user_id = ${userId} AND e.id = ANY(${ids}::uuid[])`;
+    },
+
+    /** Every entry of the user, oldest day first (the data export). */
+    async all(userId: string, language: string): Promise<DiaryEntryRow[]> {
+      return sql<DiaryEntryRow[]>`
+        SELECT ${ENTRY(sql, language)} FROM meal_diary e ${ENTRY_JOINS(sql)}
+        WHERE e.user_id = ${userId} ORDER BY e.date, e.created_at, e.id`;
+    },
+
     async insert(userId: string, entry: NewDiaryEntry): Promise<string> {
       const [row] = await sql<{ id: string }[]>`
-        INSERT INTO meal_diary (user_id, date, meal_type, dish_id, recipe_id, product_id, portions, portion_g, job_id)
-        VALUES (${userId}, ${entry.date}, ${entry.mealType}, ${entry.dishId}, ${entry.recipeId}, ${entry.productId},
-                ${entry.portions}, ${entry.portionG}, ${entry.jobId})
+        INSERT INTO meal_diary (id, user_id, date, meal_type, dish_id, recipe_id, product_id, portions, portion_g,
+                                job_id, client_hash)
+        VALUES (COALESCE(${entry.id ?? null}::uuid, uuidv7()), ${userId}, ${entry.date}, ${entry.mealType},
+                ${entry.dishId}, ${entry.recipeId}, ${entry.productId}, ${entry.portions}, ${entry.portionG},
+                ${entry.jobId}, ${entry.clientHash ?? null})
         RETURNING id`;
       return row!.id;
     },
 
-    /** The fields given change; `portion_g: null` clears it. False when the entry is not the user's. */
+    /**
+     * The fields given change; `portion_g: null` clears it. False when the entry is not the user's, or when
+     * `version` is given and the entry's is another (If-Match).
+     */
     async update(
       userId: string,
       id: string,
       patch: { date?: string; mealType?: string; portions?: number; portionG?: number | null },
+      version?: number,
     ): Promise<boolean> {
       const rows = await sql`
         UPDATE meal_diary SET
@@ -162,7 +186,7 @@ export function diaryRepository(sql: Queryable) {
           portions = COALESCE(${patch.portions ?? null}::numeric, portions),
           portion_g = CASE WHEN ${patch.portionG !== undefined} THEN ${patch.portionG ?? null}::numeric
                            ELSE portion_g END
-        WHERE user_id = ${userId} AND id = ${id}
+        WHERE user_id = ${userId} AND id = ${id} AND (${version ?? null}::int IS NULL OR version = ${version ?? null})
         RETURNING id`;
       return rows.length > 0;
     },

@@ -12,3 +12,5 @@ export * from './shopping.ts';
 export * from './recognition.ts';
 export * from './idempotency.ts';
 export * from './offline-model-feed.ts';
+export * from './sync.ts';
+export * from './account.ts';

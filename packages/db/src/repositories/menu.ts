@@ -17,15 +17,33 @@ export interface MenuItemRow extends NutrientGrams {
   carbs_g: number | null;
   image_url: string | null;
   calories_per_serving: number | null;
+  version: number;
 }
 
 export interface MenuSlotInput {
+  /** A client-made id for the slot's item: it replaces an item of another id in that slot. */
+  id?: string;
   date: string;
   meal_type: string;
   dish_id: string;
   recipe_id: string;
   servings: number;
 }
+
+/** A menu item `m` as the API shows it, with the tables it reads. */
+const ITEM = (sql: Queryable, language: string) => sql`
+  m.id, m.date, m.meal_type, m.dish_id, m.recipe_id, COALESCE(tl.name, te.name) AS name,
+  m.servings::float8 AS servings,
+  round(r.calories_per_serving * m.servings, 1)::float8 AS calories,
+  round(r.protein_per_serving * m.servings, 1)::float8 AS protein_g,
+  round(r.fat_per_serving * m.servings, 1)::float8 AS fat_g,
+  round(r.carbs_per_serving * m.servings, 1)::float8 AS carbs_g,
+  ${SERVINGS_NUTRIENTS(sql, sql`m.servings`)},
+  COALESCE(r.image_url, d.image_url) AS image_url,
+  r.calories_per_serving::float8 AS calories_per_serving, m.version
+  FROM menu_items m JOIN recipes r ON r.id = m.recipe_id JOIN dishes d ON d.id = m.dish_id
+  LEFT JOIN dish_translations tl ON tl.dish_id = m.dish_id AND tl.language_code = ${language}
+  LEFT JOIN dish_translations te ON te.dish_id = m.dish_id AND te.language_code = 'en'`;
 
 /** Weekly menus: one plan per user and Monday, one item per date and meal type. */
 export function menuRepository(sql: Queryable) {
@@ -36,21 +54,16 @@ export function menuRepository(sql: Queryable) {
       >`SELECT id, model FROM menu_plans WHERE user_id = ${userId} AND week_start = ${weekStart}`;
       if (!plan) return { id: null, model: null, items: [] as MenuItemRow[] };
       const items = await sql<MenuItemRow[]>`
-        SELECT m.id, m.date, m.meal_type, m.dish_id, m.recipe_id, COALESCE(tl.name, te.name) AS name,
-               m.servings::float8 AS servings,
-               round(r.calories_per_serving * m.servings, 1)::float8 AS calories,
-               round(r.protein_per_serving * m.servings, 1)::float8 AS protein_g,
-               round(r.fat_per_serving * m.servings, 1)::float8 AS fat_g,
-               round(r.carbs_per_serving * m.servings, 1)::float8 AS carbs_g,
-               ${SERVINGS_NUTRIENTS(sql, sql`m.servings`)},
-               COALESCE(r.image_url, d.image_url) AS image_url,
-               r.calories_per_serving::float8 AS calories_per_serving
-        FROM menu_items m JOIN recipes r ON r.id = m.recipe_id JOIN dishes d ON d.id = m.dish_id
-        LEFT JOIN dish_translations tl ON tl.dish_id = m.dish_id AND tl.language_code = ${language}
-        LEFT JOIN dish_translations te ON te.dish_id = m.dish_id AND te.language_code = 'en'
-        WHERE m.menu_plan_id = ${plan.id}
+        SELECT ${ITEM(sql, language)} WHERE m.menu_plan_id = ${plan.id}
         ORDER BY m.date, array_position(${[...MEAL_TYPES]}::text[], m.meal_type)`;
       return { id: plan.id, model: plan.model, items };
+    },
+
+    /** The user's items among `ids` (the change feed's read); every item without `ids`. */
+    async itemsByIds(userId: string, ids: string[] | null, language: string): Promise<MenuItemRow[]> {
+      return sql<MenuItemRow[]>`
+        SELECT ${ITEM(sql, language)} WHERE m.user_id = ${userId} ${ids ? sql`AND m.id = ANY(${ids}::uuid[])` : sql``}
+        ORDER BY m.date, array_position(${[...MEAL_TYPES]}::text[], m.meal_type)`;
     },
 
     /** The dish and recipe of a slot given either, among those the user may see; null otherwise. */
@@ -77,16 +90,16 @@ export function menuRepository(sql: Queryable) {
           DO UPDATE SET updated_at = now(), model = COALESCE(excluded.model, menu_plans.model)
         RETURNING id`;
       if (slots.length === 0) return;
+      const rows = JSON.stringify(slots.map((slot) => ({ ...slot, id: slot.id ?? null })));
+      const given = sql`jsonb_to_recordset(${rows}::jsonb)
+        AS x(id uuid, date date, meal_type text, dish_id uuid, recipe_id uuid, servings numeric)`;
       await sql`
-        INSERT INTO menu_items ${sql(
-          slots.map((s) => ({ ...s, menu_plan_id: plan!.id })),
-          'menu_plan_id',
-          'date',
-          'meal_type',
-          'dish_id',
-          'recipe_id',
-          'servings',
-        )}
+        DELETE FROM menu_items m USING ${given}
+        WHERE m.menu_plan_id = ${plan!.id} AND m.date = x.date AND m.meal_type = x.meal_type AND m.id <> x.id`;
+      await sql`
+        INSERT INTO menu_items (id, menu_plan_id, date, meal_type, dish_id, recipe_id, servings)
+        SELECT COALESCE(x.id, uuidv7()), ${plan!.id}, x.date, x.meal_type, x.dish_id, x.recipe_id, x.servings
+        FROM ${given}
         ON CONFLICT (menu_plan_id, date, meal_type)
           DO UPDATE SET dish_id = excluded.dish_id, recipe_id = excluded.recipe_id, servings = excluded.servings`;
     },

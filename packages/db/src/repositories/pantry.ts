@@ -11,6 +11,7 @@ export interface PantryItemRow {
   added_at: Date;
   expires_at: Date;
   days_left: number;
+  version: number;
 }
 
 /** Now and today for the user, and their time zone (the API's `userTime`). */
@@ -36,7 +37,8 @@ const DAYS_LEFT = (sql: Queryable, time: LocalTime) =>
 const ITEM = (sql: Queryable, _language: string, time: LocalTime) => sql`
   u.id, u.product_id, COALESCE(u.name, pl.name, pe.name, p.canonical_name) AS name, u.quantity::float8 AS quantity,
   u.unit_code, COALESCE(ut.name, ue.name, u.unit_code) AS unit_name, u.storage_days, u.added_at,
-  ${EXPIRES_AT(sql, time.zone)} AS expires_at, ${DAYS_LEFT(sql, time)} AS days_left`;
+  ${EXPIRES_AT(sql, time.zone)} AS expires_at, ${DAYS_LEFT(sql, time)} AS days_left,
+  u.version`;
 
 const JOINS = (sql: Queryable, language: string) => sql`
   LEFT JOIN products p ON p.id = u.product_id
@@ -85,6 +87,13 @@ export function pantryRepository(sql: Queryable) {
         LIMIT ${opts.limit}`;
     },
 
+    /** The user's items among `ids` (the change feed's read); every item without `ids`. */
+    async byIds(userId: string, ids: string[] | null, language: string, time: LocalTime): Promise<PantryItemRow[]> {
+      return sql<PantryItemRow[]>`
+        SELECT ${ITEM(sql, language, time)} FROM user_products u ${JOINS(sql, language)}
+        WHERE u.user_id = ${userId} ${ids ? sql`AND u.id = ANY(${ids}::uuid[])` : sql``} ORDER BY u.id`;
+    },
+
     async get(userId: string, id: string, language: string, time: LocalTime): Promise<PantryItemRow | null> {
       const [row] = await sql<PantryItemRow[]>`
         SELECT ${ITEM(sql, language, time)} FROM user_products u ${JOINS(sql, language)} WHERE u.user_id = ${userId}
@@ -122,23 +131,30 @@ export function pantryRepository(sql: Queryable) {
         unitCode: string;
         storageDays: number;
         addedAt: string | Date;
+        /** A client-made id and the fingerprint of its create; else the database makes the id. */
+        id?: string;
+        clientHash?: string;
       },
     ) {
       const [row] = await sql<{ id: string }[]>`
-        INSERT INTO user_products (user_id, product_id, name, quantity, unit_code, storage_days, added_at)
-        VALUES (${userId}, ${item.productId}, ${item.name}, ${item.quantity}, ${item.unitCode}, ${item.storageDays},
-          ${item.addedAt}::timestamptz)
+        INSERT INTO user_products (id, user_id, product_id, name, quantity, unit_code, storage_days, added_at,
+          client_hash)
+        VALUES (COALESCE(${item.id ?? null}::uuid, uuidv7()), ${userId}, ${item.productId}, ${item.name},
+          ${item.quantity}, ${item.unitCode}, ${item.storageDays}, ${item.addedAt}::timestamptz,
+          ${item.clientHash ?? null})
         RETURNING id`;
       return row!.id;
     },
 
-    async update(userId: string, id: string, patch: PantryPatch): Promise<boolean> {
+    /** False when the item is not the user's, or when `version` is given and the item's is another (If-Match). */
+    async update(userId: string, id: string, patch: PantryPatch, version?: number): Promise<boolean> {
       const fields: Record<string, string | number> = {};
       for (const [key, value] of Object.entries(patch)) if (value !== undefined) fields[key] = value;
+      const matches = sql`user_id = ${userId} AND id = ${id}
+        AND (${version ?? null}::int IS NULL OR version = ${version ?? null})`;
       const rows = Object.keys(fields).length
-        ? await sql`UPDATE user_products SET ${sql(fields)}, updated_at = now() WHERE user_id = ${userId} AND id =
-          ${id} RETURNING id`
-        : await sql`SELECT id FROM user_products WHERE user_id = ${userId} AND id = ${id}`;
+        ? await sql`UPDATE user_products SET ${sql(fields)}, updated_at = now() WHERE ${matches} RETURNING id`
+        : await sql`SELECT id FROM user_products WHERE ${matches}`;
       return rows.length > 0;
     },
 

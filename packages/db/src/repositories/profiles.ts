@@ -16,12 +16,14 @@ export interface ProfileRow {
   preferences: Preferences;
   /** IANA time zone: the user's "today" is computed in it. */
   timezone: string;
+  /** Bumped on every change of a profile field (If-Match). */
+  version: number;
 }
 
 /** A profile as stored, with the version of the user's diary (bumped on every change to its entries). */
 export type StoredProfile = ProfileRow & { diary_version: string };
 
-export type ProfilePatch = Partial<Omit<ProfileRow, 'id' | 'email' | 'plan' | 'preferences'>> & {
+export type ProfilePatch = Partial<Omit<ProfileRow, 'id' | 'email' | 'plan' | 'preferences' | 'version'>> & {
   /** Merged key by key; a key sent as null is removed (the language preference cleared). */
   preferences?: { [K in keyof Preferences]?: Preferences[K] | null };
 };
@@ -29,7 +31,7 @@ export type ProfilePatch = Partial<Omit<ProfileRow, 'id' | 'email' | 'plan' | 'p
 /** A user's stored profile as a row (shapes as the API sends them), for the reads here and the diary's day read. */
 export const STORED_PROFILE = (sql: Queryable) => sql`
   id, email, name, date_of_birth, sex, height_cm::float8 AS height_cm, weight_kg::float8 AS weight_kg,
-  activity_level, goal, plan, preferences, timezone, diary_version::text AS diary_version`;
+  activity_level, goal, plan, preferences, timezone, version, diary_version::text AS diary_version`;
 
 const PROFILE_COLUMNS = [
   'name',
@@ -69,8 +71,11 @@ export function profileRepository(sql: Queryable) {
       return codes.filter((c) => !found.has(c));
     },
 
-    /** Applies only the sent fields (preferences merged key by key) in one statement, and returns the new row. */
-    async update(userId: string, patch: ProfilePatch): Promise<ProfileRow | null> {
+    /**
+     * Applies only the sent fields (preferences merged key by key) in one statement, and returns the new row; null
+     * when there is no such user, or when `version` is given and the profile's is another (If-Match).
+     */
+    async update(userId: string, patch: ProfilePatch, version?: number): Promise<ProfileRow | null> {
       const fields: Record<string, string | number | null> = {};
       for (const column of PROFILE_COLUMNS) if (patch[column] !== undefined) fields[column] = patch[column];
       const preferences = JSON.stringify(patch.preferences ?? {});
@@ -79,10 +84,10 @@ export function profileRepository(sql: Queryable) {
         ? sql<{ id: string }[]>`
             UPDATE users SET ${sql(fields)},
               preferences = jsonb_strip_nulls(preferences || ${preferences}::jsonb), updated_at = now()
-            WHERE id = ${userId} RETURNING id`
+            WHERE id = ${userId} AND (${version ?? null}::int IS NULL OR version = ${version ?? null}) RETURNING id`
         : sql<{ id: string }[]>`
             UPDATE users SET preferences = jsonb_strip_nulls(preferences || ${preferences}::jsonb), updated_at = now()
-            WHERE id = ${userId} RETURNING id`);
+            WHERE id = ${userId} AND (${version ?? null}::int IS NULL OR version = ${version ?? null}) RETURNING id`);
       return row ? this.get(userId) : null;
     },
   };

@@ -153,6 +153,14 @@ export function recognitionRepository(sql: Queryable) {
       return row?.job ?? null;
     },
 
+    /** Every job of the user of a kind, oldest first (the data export). */
+    async allOf(kind: RecognitionKind, userId: string, language: string): Promise<JobRow[]> {
+      return jobs(
+        await sql<Read[]>`
+          SELECT ${COLUMNS(sql, kind, language)} FROM ${sql(TABLE[kind])} j WHERE user_id = ${userId} ORDER BY id`,
+      );
+    },
+
     /** A job by id alone: ownership was checked when its stream opened. */
     async byId(kind: RecognitionKind, jobId: string): Promise<JobRow | null> {
       const [row] = await sql<Read[]>`SELECT ${COLUMNS(sql, kind)} FROM ${sql(TABLE[kind])} j WHERE id = ${jobId}`;

@@ -10,6 +10,8 @@ export interface ShoppingItemRow {
   unit_code: string | null;
   unit_name: string | null;
   checked: boolean;
+  week_start: string;
+  version: number;
   category_code: string;
   category_name: string;
   shop_order: number;
@@ -17,6 +19,24 @@ export interface ShoppingItemRow {
 
 const UNIT = (alias: string) =>
   `json_build_object('code', ${alias}.code, 'kind', ${alias}.kind, 'factor', ${alias}.factor::float8)`;
+
+/** A list item `i` as the API shows it (with its category for grouping), with the tables it reads. */
+const ITEM = (sql: Queryable, language: string) => sql`
+  i.id, i.product_id, COALESCE(pl.name, i.name) AS name, i.quantity::float8 AS quantity, i.unit_code,
+  COALESCE(ut.name, ue.name) AS unit_name, i.checked, l.week_start, i.version,
+  COALESCE(i.category_code, 'other') AS category_code, COALESCE(ct.name, ce.name, 'other') AS category_name,
+  COALESCE(c.shop_order, 999) AS shop_order
+  FROM shopping_list_items i
+  JOIN shopping_lists l ON l.id = i.shopping_list_id
+  LEFT JOIN product_categories c ON c.code = COALESCE(i.category_code, 'other')
+  LEFT JOIN product_category_translations ct ON ct.category_code = c.code AND ct.language_code = ${language}
+  LEFT JOIN product_category_translations ce ON ce.category_code = c.code AND ce.language_code = 'en'
+  LEFT JOIN product_aliases pl ON pl.product_id = i.product_id AND pl.language_code = ${language} AND pl.is_primary
+  LEFT JOIN unit_translations ut ON ut.unit_code = i.unit_code AND ut.language_code = ${language}
+  LEFT JOIN unit_translations ue ON ue.unit_code = i.unit_code AND ue.language_code = 'en'`;
+
+/** Shop order: category, then unchecked first, then by name. */
+const ITEM_ORDER = (sql: Queryable) => sql`ORDER BY l.week_start, shop_order, category_code, i.checked, name, i.id`;
 
 /** Shopping lists: generated lines from the week's menu, manual lines kept across regenerations. */
 export function shoppingRepository(sql: Queryable) {
@@ -133,22 +153,16 @@ export function shoppingRepository(sql: Queryable) {
     },
 
     async items(listId: string, language: string): Promise<ShoppingItemRow[]> {
+      return sql<
+        ShoppingItemRow[]
+      >`SELECT ${ITEM(sql, language)} WHERE i.shopping_list_id = ${listId} ${ITEM_ORDER(sql)}`;
+    },
+
+    /** The user's items among `ids` (the change feed's read); every item without `ids`. */
+    async itemsByIds(userId: string, ids: string[] | null, language: string): Promise<ShoppingItemRow[]> {
       return sql<ShoppingItemRow[]>`
-        SELECT i.id, i.product_id, COALESCE(pl.name, i.name) AS name, i.quantity::float8 AS quantity, i.unit_code,
-               COALESCE(ut.name, ue.name) AS unit_name, i.checked,
-               COALESCE(i.category_code, 'other') AS category_code, COALESCE(ct.name, ce.name, 'other') AS
-                 category_name,
-               COALESCE(c.shop_order, 999) AS shop_order
-        FROM shopping_list_items i
-        LEFT JOIN product_categories c ON c.code = COALESCE(i.category_code, 'other')
-        LEFT JOIN product_category_translations ct ON ct.category_code = c.code AND ct.language_code = ${language}
-        LEFT JOIN product_category_translations ce ON ce.category_code = c.code AND ce.language_code = 'en'
-        LEFT JOIN product_aliases pl ON pl.product_id = i.product_id AND pl.language_code = ${language} AND
-          pl.is_primary
-        LEFT JOIN unit_translations ut ON ut.unit_code = i.unit_code AND ut.language_code = ${language}
-        LEFT JOIN unit_translations ue ON ue.unit_code = i.unit_code AND ue.language_code = 'en'
-        WHERE i.shopping_list_id = ${listId}
-        ORDER BY shop_order, category_code, i.checked, name, i.id`;
+        SELECT ${ITEM(sql, language)} WHERE i.user_id = ${userId} ${ids ? sql`AND i.id = ANY(${ids}::uuid[])` : sql``}
+        ${ITEM_ORDER(sql)}`;
     },
 
     async list(userId: string, weekStart: string) {
@@ -174,29 +188,27 @@ export function shoppingRepository(sql: Queryable) {
         quantity: number | null;
         unitCode: string | null;
         categoryCode: string | null;
+        /** A client-made id and the fingerprint of its create; else the database makes the id. */
+        id?: string;
+        clientHash?: string;
       },
     ) {
       const [row] = await sql<{ id: string }[]>`
-        INSERT INTO shopping_list_items (shopping_list_id, product_id, name, quantity, unit_code, category_code,
-          is_manual)
-        VALUES (${listId}, ${item.productId}, ${item.name}, ${item.quantity}, ${item.unitCode}, ${item.categoryCode},
-          true)
+        INSERT INTO shopping_list_items (id, shopping_list_id, product_id, name, quantity, unit_code, category_code,
+          is_manual, client_hash)
+        VALUES (COALESCE(${item.id ?? null}::uuid, uuidv7()), ${listId}, ${item.productId}, ${item.name},
+          ${item.quantity}, ${item.unitCode}, ${item.categoryCode}, true, ${item.clientHash ?? null})
         RETURNING id`;
       return row!.id;
     },
 
-    /** The week of an item, if it is on one of the user's lists. */
-    async itemWeek(userId: string, itemId: string): Promise<string | null> {
-      const [row] = await sql<{ week_start: string }[]>`
-        SELECT l.week_start FROM shopping_list_items i JOIN shopping_lists l ON l.id = i.shopping_list_id
-        WHERE i.id = ${itemId} AND l.user_id = ${userId}`;
-      return row?.week_start ?? null;
-    },
-
-    async setChecked(userId: string, itemId: string, checked: boolean): Promise<boolean> {
+    /** False when the item is not the user's, or when `version` is given and the item's is another (If-Match). */
+    async setChecked(userId: string, itemId: string, checked: boolean, version?: number): Promise<boolean> {
       const rows = await sql`
-        UPDATE shopping_list_items i SET checked = ${checked} FROM shopping_lists l
-        WHERE i.id = ${itemId} AND l.id = i.shopping_list_id AND l.user_id = ${userId} RETURNING i.id`;
+        UPDATE shopping_list_items SET checked = ${checked}
+        WHERE id = ${itemId} AND user_id = ${userId}
+          AND (${version ?? null}::int IS NULL OR version = ${version ?? null})
+        RETURNING id`;
       return rows.length > 0;
     },
 

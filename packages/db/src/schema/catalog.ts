@@ -128,7 +128,7 @@ export const dishes = pgTable(
     imageUrl: text(),
     /** Who made it: the catalog, a model (`ai`, `menu`, `stub`) or a user. */
     source: text().notNull().default('catalog'),
-    createdBy: uuid().references(() => users.id, { onDelete: 'set null' }),
+    createdBy: uuid().references(() => users.id, { onDelete: 'cascade' }),
     createdAt: createdAt(),
   },
   (t) => [
@@ -195,7 +195,7 @@ export const recipes = pgTable(
     /** What one serving weighs (the ingredients' grams ÷ servings); null when an ingredient cannot be weighed. */
     servingG: decimal(),
     imageUrl: text(),
-    createdBy: uuid().references(() => users.id, { onDelete: 'set null' }),
+    createdBy: uuid().references(() => users.id, { onDelete: 'cascade' }),
     createdAt: createdAt(),
   },
   (t) => [

@@ -1,5 +1,18 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, date, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  check,
+  customType,
+  date,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { createdAt, decimal, id, MEAL_TYPES, oneOf, timestamptz } from './columns.ts';
 import { dishes, products, recipes } from './catalog.ts';
 import { dishRecognitionJobs } from './recognition.ts';
@@ -10,6 +23,16 @@ const owner = () =>
   uuid()
     .notNull()
     .references(() => users.id, { onDelete: 'cascade' });
+
+/**
+ * What offline clients need of a synced row: its version (bumped by a trigger on every change; `If-Match` compares
+ * it) and, for a row created with a client-made id, the fingerprint of that create (a replay with the same body gets
+ * the row, another body a conflict).
+ */
+const synced = () => ({
+  version: integer().notNull().default(1),
+  clientHash: text(),
+});
 
 /** Pantry. `expires_at` is derived in SQL from added_at + storage_days and never stored. */
 export const userProducts = pgTable(
@@ -28,6 +51,7 @@ export const userProducts = pgTable(
     addedAt: timestamptz().notNull().defaultNow(),
     createdAt: createdAt(),
     updatedAt: timestamptz().notNull().defaultNow(),
+    ...synced(),
   },
   (t) => [
     index('user_products_user_idx').on(t.userId, t.addedAt),
@@ -46,6 +70,7 @@ export const userSavedRecipes = pgTable(
       .notNull()
       .references(() => recipes.id, { onDelete: 'cascade' }),
     savedAt: timestamptz().notNull().defaultNow(),
+    ...synced(),
   },
   (t) => [uniqueIndex('user_saved_recipes_unique_idx').on(t.userId, t.recipeId)],
 );
@@ -74,6 +99,8 @@ export const menuItems = pgTable(
     menuPlanId: uuid()
       .notNull()
       .references(() => menuPlans.id, { onDelete: 'cascade' }),
+    /** The plan's owner, copied by a trigger on insert: the change feed and account deletion find items by it. */
+    userId: owner(),
     date: date({ mode: 'string' }).notNull(),
     mealType: text().notNull(),
     dishId: uuid()
@@ -83,8 +110,11 @@ export const menuItems = pgTable(
       .notNull()
       .references(() => recipes.id),
     servings: decimal().notNull().default(1),
+    /** Slots are put by date and meal type (PUT /menu), so no create fingerprint is kept. */
+    version: synced().version,
   },
   (t) => [
+    index('menu_items_user_idx').on(t.userId),
     uniqueIndex('menu_items_slot_idx').on(t.menuPlanId, t.date, t.mealType),
     check('menu_items_meal_type_check', oneOf('meal_type', MEAL_TYPES)),
     check('menu_items_servings_check', sql`${t.servings} > 0`),
@@ -110,6 +140,8 @@ export const shoppingListItems = pgTable(
     shoppingListId: uuid()
       .notNull()
       .references(() => shoppingLists.id, { onDelete: 'cascade' }),
+    /** The list's owner, copied by a trigger on insert (see menu_items). */
+    userId: owner(),
     productId: uuid().references(() => products.id),
     name: text().notNull(),
     quantity: decimal(),
@@ -119,9 +151,11 @@ export const shoppingListItems = pgTable(
     /** Added by hand: kept when the list is regenerated. */
     isManual: boolean().notNull().default(false),
     createdAt: createdAt(),
+    ...synced(),
   },
   (t) => [
     index('shopping_list_items_list_idx').on(t.shoppingListId),
+    index('shopping_list_items_user_idx').on(t.userId),
     check('shopping_list_items_quantity_check', sql`${t.quantity} > 0`),
   ],
 );
@@ -140,6 +174,7 @@ export const mealDiary = pgTable(
     portionG: decimal(),
     jobId: uuid().references(() => dishRecognitionJobs.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
+    ...synced(),
   },
   (t) => [
     index('meal_diary_user_date_idx').on(t.userId, t.date),
@@ -172,4 +207,39 @@ export const recommendationSets = pgTable(
     generatedAt: timestamptz().notNull().defaultNow(),
   },
   (t) => [uniqueIndex('recommendation_sets_key_idx').on(t.userId, t.day, t.languageCode, t.mealType)],
+);
+
+/** The kinds of rows the change feed carries (`sync_changes.kind`). */
+export const SYNC_KINDS = [
+  'diary_entries',
+  'user_products',
+  'saved_recipes',
+  'menu_items',
+  'shopping_items',
+  'profile',
+] as const;
+
+const xid8 = customType<{ data: string }>({ dataType: () => 'xid8' });
+
+/**
+ * The change feed: one row per synced row, rewritten by triggers in the transaction that changes it, with that
+ * transaction's id. A cursor is a snapshot: what it did not see and the reader's snapshot does is exactly what changed
+ * since, in commit order rather than start order. Deleted rows stay as tombstones for the retention period.
+ */
+export const syncChanges = pgTable(
+  'sync_changes',
+  {
+    rowId: uuid().notNull(),
+    kind: text().notNull(),
+    userId: owner(),
+    xid: xid8().notNull(),
+    deleted: boolean().notNull().default(false),
+    changedAt: timestamptz().notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.rowId, t.kind] }),
+    index('sync_changes_feed_idx').on(t.userId, t.xid, t.kind, t.rowId),
+    index('sync_changes_tombstones_idx').on(t.changedAt).where(sql`${t.deleted}`),
+    check('sync_changes_kind_check', oneOf('kind', SYNC_KINDS)),
+  ],
 );

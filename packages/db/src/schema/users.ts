@@ -42,6 +42,8 @@ export const users = pgTable(
     timezone: text().notNull().default('UTC'),
     /** Bumped by a trigger on every change to the user's diary: lets an API process keep a day's JSON. */
     diaryVersion: bigint({ mode: 'number' }).notNull().default(0),
+    /** The profile's version: bumped by a trigger when a profile field changes (`If-Match` on PUT /profile). */
+    version: integer().notNull().default(1),
     createdAt: createdAt(),
     updatedAt: timestamptz().notNull().defaultNow(),
   },

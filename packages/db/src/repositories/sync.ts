@@ -1,0 +1,99 @@
+import type { Queryable } from '../client.ts';
+import type { SYNC_KINDS } from '../schema/personal.ts';
+
+export type SyncKind = (typeof SYNC_KINDS)[number];
+
+/** One entry of the change feed: a row of a kind, changed (or deleted) by transaction `xid`. */
+export interface ChangeRow {
+  kind: SyncKind;
+  row_id: string;
+  deleted: boolean;
+  xid: string;
+}
+
+/** Where a page of the feed ends, in feed order. */
+export interface FeedPosition {
+  xid: string;
+  kind: string;
+  id: string;
+}
+
+/** The tables whose creates take a client-made id. */
+const CLIENT_ID_TABLES = {
+  diary_entries: 'meal_diary',
+  user_products: 'user_products',
+  saved_recipes: 'user_saved_recipes',
+  shopping_items: 'shopping_list_items',
+} as const;
+export type ClientIdKind = keyof typeof CLIENT_ID_TABLES;
+
+/**
+ * The change feed (`sync_changes`, written by triggers). A cursor's lower bound is a snapshot (`pg_snapshot` text):
+ * the changes since are those whose transaction that snapshot did not see and the reader's does, so a transaction
+ * that began before the cursor and committed after it is still found. Run inside one REPEATABLE READ transaction, so
+ * the snapshot it reports is the one its reads saw.
+ */
+export function syncRepository(sql: Queryable) {
+  return {
+    /** Makes the surrounding transaction read one snapshot throughout (first statement of the transaction). */
+    async repeatableRead(): Promise<void> {
+      await sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY`;
+    },
+
+    async snapshot(): Promise<string> {
+      const [row] = await sql<{ snapshot: string }[]>`SELECT pg_current_snapshot()::text AS snapshot`;
+      return row!.snapshot;
+    },
+
+    /**
+     * The user's changes not seen by `since` (all without it) and seen by `upTo` (a page's fixed upper bound; rows
+     * changed again after it wait for the next round), after `after`, in feed order.
+     */
+    async changes(
+      userId: string,
+      opts: { since: string | null; upTo: string | null; after: FeedPosition | null; limit: number },
+    ): Promise<ChangeRow[]> {
+      return sql<ChangeRow[]>`
+        SELECT kind, row_id, deleted, xid::text AS xid FROM sync_changes
+        WHERE user_id = ${userId}
+          ${
+            opts.since === null
+              ? sql``
+              : sql`AND xid >= pg_snapshot_xmin(${opts.since}::pg_snapshot)
+                    AND NOT pg_visible_in_snapshot(xid, ${opts.since}::pg_snapshot)`
+          }
+          ${opts.upTo === null ? sql`` : sql`AND pg_visible_in_snapshot(xid, ${opts.upTo}::pg_snapshot)`}
+          ${
+            opts.after === null
+              ? sql``
+              : sql`AND (xid, kind, row_id) > (${opts.after.xid}::xid8, ${opts.after.kind}, ${opts.after.id}::uuid)`
+          }
+        ORDER BY xid, kind, row_id
+        LIMIT ${opts.limit}`;
+    },
+
+    /** Forgets deletions older than the retention period; returns how many. */
+    async purgeTombstones(retentionDays: number): Promise<number> {
+      const rows = await sql`
+        DELETE FROM sync_changes WHERE deleted AND changed_at < now() - make_interval(days => ${retentionDays})
+        RETURNING row_id`;
+      return rows.length;
+    },
+
+    /**
+     * A row created with a client-made id: its owner and the fingerprint of its create; `deleted` when only its
+     * tombstone is left; null when the id is unknown.
+     */
+    async clientRow(
+      kind: ClientIdKind,
+      id: string,
+    ): Promise<{ user_id: string; client_hash: string | null; deleted: boolean } | null> {
+      const [row] = await sql<{ user_id: string; client_hash: string | null; deleted: boolean }[]>`
+        SELECT user_id, client_hash, false AS deleted FROM ${sql(CLIENT_ID_TABLES[kind])} WHERE id = ${id}
+        UNION ALL
+        SELECT user_id, NULL, true FROM sync_changes WHERE row_id = ${id} AND kind = ${kind} AND deleted
+        LIMIT 1`;
+      return row ?? null;
+    },
+  };
+}
