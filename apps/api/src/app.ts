@@ -32,6 +32,8 @@ import recommendationRoutes from './routes/recommendations/index.ts';
 import menuRoutes from './routes/menu/index.ts';
 import shoppingListRoutes from './routes/shopping-list/index.ts';
 import recognitionRoutes from './routes/recognition/index.ts';
+import syncRoutes from './routes/sync/index.ts';
+import accountRoutes from './routes/account/index.ts';
 import queuePlugin from './plugins/queue.ts';
 import eventsPlugin from './plugins/events.ts';
 import multipart from '@fastify/multipart';
@@ -245,6 +247,8 @@ export async function buildApp(config: Config, options: AppOptions = {}) {
   await app.register(menuRoutes, { config });
   await app.register(shoppingListRoutes);
   await app.register(recognitionRoutes, { config });
+  await app.register(syncRoutes, { secret: config.JWT_SECRET });
+  await app.register(accountRoutes);
   return app;
 }
 

@@ -68,6 +68,10 @@ const OPERATION_IDS: Record<string, string> = {
   'GET /ai/product-jobs/{id}': 'getProductJob',
   'GET /ai/product-jobs/{id}/stream': 'streamProductJob',
   'POST /ai/product-jobs/{id}/apply': 'applyProductJob',
+  'GET /sync': 'getSyncChanges',
+  'GET /sync/stream': 'streamSyncChanges',
+  'GET /me/export': 'exportMyData',
+  'DELETE /me': 'deleteAccount',
 };
 
 export const TAGS = [
@@ -83,6 +87,8 @@ export const TAGS = [
   { name: 'menu', description: 'Weekly menus, by hand or planned by the model' },
   { name: 'shopping list', description: 'What to buy for the menu, less what the pantry holds, and own lines' },
   { name: 'recognition', description: 'Dishes, receipts and products recognised from photos: jobs and SSE streams' },
+  { name: 'sync', description: "Offline-first apps: the change feed of the user's rows and its live hint" },
+  { name: 'account', description: "The user's data rights: export everything, delete the account" },
 ];
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
@@ -130,6 +136,12 @@ const SSE_DESCRIPTION =
   '`id` is `<updated_at ms>-<status>`; the stream ends after the final state (done or failed). Comments (`:`) keep ' +
   'the connection alive. Send Last-Event-ID to resume without the states already seen. Errors before the stream ' +
   'starts are JSON.';
+
+const SYNC_SSE_DESCRIPTION =
+  "A text/event-stream that sends `event: changed` whenever any of the caller's synced rows change, with `data: " +
+  '{"cursor": "..."}` (the feed position after the change, also the event `id`). It carries no rows: pull ' +
+  '`GET /sync` with your own stored cursor. Reconnecting with Last-Event-ID sends an event at once if anything ' +
+  'changed since. Comments (`:`) keep the connection alive. Errors before the stream starts are JSON.';
 
 const NOT_MODIFIED = {
   description: 'Not modified: the If-None-Match tag still matches; reuse the cached answer',
@@ -187,9 +199,10 @@ export function transformDocument(doc: Json): Json {
 }
 
 function sseResponses(operation: Json) {
+  const description = operation.operationId === 'streamSyncChanges' ? SYNC_SSE_DESCRIPTION : SSE_DESCRIPTION;
   operation.responses['200'] = {
-    description: SSE_DESCRIPTION,
-    content: { 'text/event-stream': { schema: { type: 'string', description: SSE_DESCRIPTION } } },
+    description,
+    content: { 'text/event-stream': { schema: { type: 'string', description } } },
   };
   operation.parameters.push({
     in: 'header',

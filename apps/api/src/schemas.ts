@@ -46,6 +46,21 @@ export const TimestampInput = Type.String({
 export const Uuid = Type.String({ format: 'uuid' });
 export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
 
+/** A row id an app made itself, so that a create made offline can be sent again safely. */
+export const ClientId = Type.String({
+  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[47][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$',
+  description:
+    'a UUID (version 4 or 7) made by the client: the same id and body again answer 200 with the stored row and ' +
+    'create nothing; another body (or a deleted row of that id) is 409 `id_conflict`. Stored and returned in ' +
+    'lowercase.',
+});
+
+/** The row's version: bumped on every change; send it as `If-Match` to update only an unchanged row. */
+export const Version = Type.Integer({
+  minimum: 1,
+  description: 'bumped on every change; `If-Match` with it makes an update conditional (412 when stale)',
+});
+
 export const MealType = Type.Enum([...MEAL_TYPES]);
 
 export const Limit = Type.Integer({ minimum: 1, maximum: 100, default: 20 });

@@ -121,6 +121,8 @@ const LISTS = [
   'GET /ai/product-jobs/history',
   'GET /profile',
   'GET /recommendations',
+  'GET /sync',
+  'GET /me/export',
 ];
 /**
  * Every id field of every request body, found in the OpenAPI document: each is tried with another user's row below,
@@ -194,6 +196,9 @@ const OTHER = [
   'POST /ai/recognize-dish',
   'POST /ai/recognize-receipt',
   'POST /ai/recognize-products',
+  // The caller's own feed stream and account: sync.test.ts and data-rights.test.ts show another user's stays apart.
+  'GET /sync/stream',
+  'DELETE /me',
 ];
 
 t.test("authorization matrix: another user's rows are 404 or absent on every route", async (t) => {

@@ -73,7 +73,12 @@ export default fp(
       opts.onRevoked?.(sid);
     };
 
+    // session id -> its user, learnt once per session: a token whose `sub` is not the user of its `sid` is refused.
+    const owners = new Map<string, string>();
     const reload = async () => {
+      // Sessions deleted while this process was not listening (an account deleted) leave no revoked row behind:
+      // every session's owner is looked up again.
+      owners.clear();
       try {
         const rows = await app.sql<{ id: string }[]>`
           SELECT id FROM sessions WHERE revoked_at > now() - make_interval(secs => ${keepMs / 1000})`;
@@ -115,8 +120,6 @@ export default fp(
     };
     app.decorate('identify', identify);
 
-    // session id -> its user, learnt once per session: a token whose `sub` is not the user of its `sid` is refused.
-    const owners = new Map<string, string>();
     const sessions = sessionRepository(app.sql);
     const checkOwner = async (id: string, sid: string) => {
       const owner = await sessions.sessionUser(sid);

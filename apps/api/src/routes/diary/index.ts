@@ -4,7 +4,8 @@ import { diaryRepository, energyInputs, type StoredProfile } from '@nutrition/db
 import { energyProfile, isValidDate, portionsOfGrams, todayIn } from '@nutrition/domain';
 import { errors, IdParams, Nullable } from '../../schemas.ts';
 import { conflict, notFound, validationFailed } from '../../errors.ts';
-import { fingerprint, idempotent } from '../../idempotency.ts';
+import { createOnce } from '../../client-ids.ts';
+import { ifMatchVersion, IfMatchHeader, preconditionFailed } from '../../if-match.ts';
 import { Counter } from 'prom-client';
 import { TextCache } from '../../text-cache.ts';
 import { decodeCursor, encodeCursor, isTimestamp, isUuid } from '../../cursor.ts';
@@ -102,14 +103,15 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
           '(counted against ' +
           "the model budget); a known name (the caller's own dish or a catalog dish, case- and accent-insensitive) " +
           "asks no model. A `job_id` links the user's dish job to at most one entry: " +
-          'a second is 409 `job_already_linked`.',
+          'a second is 409 `job_already_linked`. A client-made `id` (UUID) makes the create repeatable: the same ' +
+          'id and body again answer 200 with the stored entry, another body 409 `id_conflict`.',
         body: NewEntry,
         headers: Type.Object({
           'idempotency-key': Type.Optional(
             Type.String({ description: 'retries with the same key and body create one entry' }),
           ),
         }),
-        response: { 201: DiaryEntry, ...errors(400, 401, 404, 409, 429, 502) },
+        response: { 200: DiaryEntry, 201: DiaryEntry, ...errors(400, 401, 404, 409, 429, 502) },
       },
     },
     async (request, reply) => {
@@ -128,17 +130,18 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
       // A known name (the caller's own dish or the catalog's) costs no model call. An unknown one is estimated before
       // the transaction (a model call must not hold a connection and a lock), against the model budget.
       let estimate: Awaited<ReturnType<typeof app.model.estimateDishMacros>> | null = null;
-      if (name && !(await entries.findDishByName(userId, name))) {
-        app.spendModelBudget(request);
-        estimate = await app.model.estimateDishMacros({ name, language: request.language });
-      }
-
-      return idempotent(
-        app,
-        request,
-        reply,
-        () => fingerprint(body),
-        async (tx) => {
+      return createOnce(app, request, reply, {
+        kind: 'diary_entries',
+        id: body.id,
+        body,
+        read: async (id) => entries.get(userId, id, request.language),
+        prepare: async () => {
+          if (name && !(await entries.findDishByName(userId, name))) {
+            app.spendModelBudget(request);
+            estimate = await app.model.estimateDishMacros({ name, language: request.language });
+          }
+        },
+        create: async (tx, client) => {
           const diary = diaryRepository(tx);
           if (body.job_id) {
             if (!(await diary.ownsDishJob(userId, body.job_id))) throw notFound('Recognition job');
@@ -175,10 +178,12 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
             portions,
             portionG: body.portion_g ?? null,
             jobId: body.job_id ?? null,
+            id: client?.id,
+            clientHash: client?.hash,
           });
           return { status: 201, body: (await diary.get(userId, id, request.language))! };
         },
-      ).catch((err: { code?: string; constraint_name?: string }) => {
+      }).catch((err: { code?: string; constraint_name?: string }) => {
         // Two requests linking one job at the same moment: the unique index decides.
         if (err.code === UNIQUE_VIOLATION && err.constraint_name === 'meal_diary_job_idx') throw jobAlreadyLinked();
         throw err;
@@ -195,10 +200,12 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
         description:
           'A dish entry takes `portions` and `portion_g` (null clears it; grams without portions set the portions ' +
           "from the recipe's serving weight); a product entry takes `portion_g` only (its nutrition follows the " +
-          'grams). The same request twice gives the same entry.',
+          'grams). The same request twice gives the same entry. With `If-Match`, only if the entry is still at that ' +
+          'version.',
         params: IdParams,
         body: EntryPatch,
-        response: { 200: DiaryEntry, ...errors(400, 401, 404) },
+        headers: IfMatchHeader,
+        response: { 200: DiaryEntry, ...errors(400, 401, 404, 412) },
       },
     },
     async (request) => {
@@ -219,13 +226,16 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
         (entry.recipe_id && typeof body.portion_g === 'number'
           ? portionsOfGrams(body.portion_g, await entries.servingGrams(entry.recipe_id))
           : undefined);
-      const changed = await entries.update(userId, id, {
-        date: body.date,
-        mealType: body.meal_type,
-        portions,
-        portionG: body.portion_g,
-      });
-      if (!changed) throw notFound('Diary entry');
+      const changed = await entries.update(
+        userId,
+        id,
+        { date: body.date, mealType: body.meal_type, portions, portionG: body.portion_g },
+        ifMatchVersion(request),
+      );
+      if (!changed)
+        throw (await entries.get(userId, id, request.language))
+          ? preconditionFailed('The entry')
+          : notFound('Diary entry');
       return (await entries.get(userId, id, request.language))!;
     },
   );

@@ -10,6 +10,8 @@ import {
   Nullable,
   Timestamp,
   Uuid,
+  ClientId,
+  Version,
 } from '../../schemas.ts';
 
 export const DiaryEntry = named(
@@ -31,6 +33,7 @@ export const DiaryEntry = named(
     ...NutrientGrams,
     job_id: Nullable(Uuid),
     created_at: Timestamp,
+    version: Version,
   }),
 );
 
@@ -61,6 +64,7 @@ export const NewEntry = named(
   'NewDiaryEntry',
   Type.Object(
     {
+      id: Type.Optional(ClientId),
       date: DateString,
       meal_type: MealType,
       dish_id: Type.Optional(Uuid),

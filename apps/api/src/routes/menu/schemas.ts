@@ -1,5 +1,15 @@
 import { Type } from 'typebox';
-import { named, DateString, MealType, NutrientGrams, NutrientTotals, Nullable, Uuid } from '../../schemas.ts';
+import {
+  named,
+  ClientId,
+  DateString,
+  MealType,
+  NutrientGrams,
+  NutrientTotals,
+  Nullable,
+  Uuid,
+  Version,
+} from '../../schemas.ts';
 
 export const MenuItem = named(
   'MenuItem',
@@ -17,6 +27,7 @@ export const MenuItem = named(
     carbs_g: Nullable(Type.Number()),
     ...NutrientGrams,
     image_url: Nullable(Type.String()),
+    version: Version,
   }),
 );
 
@@ -56,6 +67,7 @@ export const PutMenu = named(
       items: Type.Array(
         Type.Object(
           {
+            id: Type.Optional(ClientId),
             date: DateString,
             meal_type: MealType,
             dish_id: Type.Optional(Uuid),
@@ -67,7 +79,13 @@ export const PutMenu = named(
         { maxItems: 42 },
       ),
     },
-    { additionalProperties: false, description: 'upserts the named slots; every other slot is kept' },
+    {
+      additionalProperties: false,
+      description:
+        "upserts the named slots; every other slot is kept. An item `id` made by the client names the slot's item: " +
+        'a slot held by an item of another id gets the new one (the old id is deleted); an id that names another ' +
+        'slot or user is 409 `id_conflict`. Sending the same body again changes nothing.',
+    },
   ),
 );
 

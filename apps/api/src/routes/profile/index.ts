@@ -1,28 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { addYears, energyProfile, todayIn } from '@nutrition/domain';
-import { energyInputs, profileRepository, type ProfileRow } from '@nutrition/db/repositories';
+import { addYears, todayIn } from '@nutrition/domain';
+import { profileRepository } from '@nutrition/db/repositories';
 import { errors } from '../../schemas.ts';
 import { notFound, validationFailed } from '../../errors.ts';
 import { Profile, ProfileUpdate } from './schemas.ts';
-
-const DEFAULT_MEALS_PER_DAY = 3;
-
-function present(row: ProfileRow, today: string) {
-  const derived = energyProfile(energyInputs(row), today);
-  return {
-    ...row,
-    age: derived.age,
-    preferences: {
-      language: row.preferences.language ?? null,
-      cuisines: row.preferences.cuisines ?? [],
-      excluded_tags: row.preferences.excluded_tags ?? [],
-      meals_per_day: row.preferences.meals_per_day ?? DEFAULT_MEALS_PER_DAY,
-    },
-    bmr: derived.bmr,
-    calorie_target: derived.calorie_target,
-    macro_targets: derived.macro_targets,
-  };
-}
+import { present } from './present.ts';
+import { ifMatchVersion, IfMatchHeader, preconditionFailed } from '../../if-match.ts';
 
 const profile: FastifyPluginAsyncTypebox = async (app) => {
   const profiles = profileRepository(app.sql);
@@ -51,7 +34,8 @@ const profile: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['profile'],
         summary: 'Partial update of the profile, applied atomically',
         body: ProfileUpdate,
-        response: { 200: Profile, ...errors(400, 401, 404) },
+        headers: IfMatchHeader,
+        response: { 200: Profile, ...errors(400, 401, 404, 412) },
       },
     },
     async (request) => {
@@ -83,12 +67,16 @@ const profile: FastifyPluginAsyncTypebox = async (app) => {
           throw validationFailed(`/body/preferences/${field}`, `unknown codes: ${unknown.join(', ')}`);
       }
       const { preferences, ...fields } = body;
-      const row = await profiles.update(request.user.id, {
-        ...fields,
-        ...(fields.name ? { name: fields.name.trim() } : {}),
-        ...(preferences ? { preferences } : {}),
-      });
-      if (!row) throw notFound('Profile');
+      const version = ifMatchVersion(request);
+      const row = await profiles.update(
+        request.user.id,
+        { ...fields, ...(fields.name ? { name: fields.name.trim() } : {}), ...(preferences ? { preferences } : {}) },
+        version,
+      );
+      if (!row)
+        throw version !== undefined && (await profiles.get(request.user.id))
+          ? preconditionFailed('The profile')
+          : notFound('Profile');
       return present(row, today);
     },
   );

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { named, DateString, Nullable, Uuid } from '../../schemas.ts';
+import { named, DateString, Nullable, Uuid, Version } from '../../schemas.ts';
 
 const Sex = Type.Union([Type.Literal('male'), Type.Literal('female')]);
 const ActivityLevel = Type.Enum(['sedentary', 'light', 'moderate', 'active', 'very_active'], {
@@ -79,5 +79,6 @@ export const Profile = named(
         },
       ),
     ),
+    version: Version,
   }),
 );

@@ -12,11 +12,14 @@ import {
   Page,
   Timestamp,
   Uuid,
+  ClientId,
+  Version,
 } from '../../schemas.ts';
 import { notFound } from '../../errors.ts';
 import { decodeCursor, encodeCursor, isUuid } from '../../cursor.ts';
+import { createOnce } from '../../client-ids.ts';
 
-const Bookmark = named(
+export const Bookmark = named(
   'SavedRecipe',
   Type.Object({
     id: Uuid,
@@ -30,6 +33,7 @@ const Bookmark = named(
     carbs_per_serving: Nullable(Type.Number()),
     ...NutrientsPerServing,
     saved_at: Timestamp,
+    version: Version,
   }),
 );
 
@@ -44,17 +48,32 @@ const savedRecipes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         tags: ['saved recipes'],
         summary: 'Bookmark a recipe: 201 when new, 200 with the existing bookmark when already saved',
-        body: Type.Object({ recipe_id: Uuid }, { additionalProperties: false }),
-        response: { 200: Bookmark, 201: Bookmark, ...errors(400, 401, 404) },
+        description:
+          'With a client-made `id`, a new bookmark takes it; a recipe already saved answers its existing bookmark ' +
+          '(whose id the client then adopts).',
+        body: named(
+          'NewSavedRecipe',
+          Type.Object({ id: Type.Optional(ClientId), recipe_id: Uuid }, { additionalProperties: false }),
+        ),
+        response: { 200: Bookmark, 201: Bookmark, ...errors(400, 401, 404, 409) },
       },
     },
-    async (request, reply) => {
-      const result = await saved.save(request.user.id, request.body.recipe_id);
-      if (!result) throw notFound('Recipe');
-      return reply
-        .status(result.created ? 201 : 200)
-        .send((await saved.get(request.user.id, result.id, request.language))!);
-    },
+    async (request, reply) =>
+      createOnce(app, request, reply, {
+        kind: 'saved_recipes',
+        id: request.body.id,
+        body: request.body,
+        read: (id) => saved.get(request.user.id, id, request.language),
+        create: async (tx, client) => {
+          const bookmarks = savedRecipeRepository(tx);
+          const result = await bookmarks.save(request.user.id, request.body.recipe_id, client);
+          if (!result) throw notFound('Recipe');
+          return {
+            status: result.created ? 201 : 200,
+            body: (await bookmarks.get(request.user.id, result.id, request.language))!,
+          };
+        },
+      }),
   );
 
   app.get(

@@ -1,12 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { shoppingRepository, type ShoppingItemRow } from '@nutrition/db/repositories';
+import { shoppingRepository } from '@nutrition/db/repositories';
+import { group } from './present.ts';
 import { isMonday, shoppingLines, weekStart as mondayOf } from '@nutrition/domain';
-import { named, DateString, errors, IdParams, Nullable, Timestamp, Uuid } from '../../schemas.ts';
+import { named, ClientId, DateString, errors, IdParams, Nullable, Timestamp, Uuid, Version } from '../../schemas.ts';
 import { notFound, validationFailed } from '../../errors.ts';
+import { createOnce } from '../../client-ids.ts';
+import { ifMatchVersion, IfMatchHeader, preconditionFailed } from '../../if-match.ts';
 
-const Item = named(
+export const ShoppingItem = named(
   'ShoppingListItem',
   Type.Object({
     id: Uuid,
@@ -16,6 +19,8 @@ const Item = named(
     unit_code: Nullable(Type.String()),
     unit_name: Nullable(Type.String()),
     checked: Type.Boolean(),
+    week_start: DateString,
+    version: Version,
   }),
 );
 
@@ -26,7 +31,7 @@ const List = named(
     week_start: DateString,
     generated_at: Nullable(Timestamp),
     groups: Type.Array(
-      Type.Object({ category_code: Type.String(), category_name: Type.String(), items: Type.Array(Item) }),
+      Type.Object({ category_code: Type.String(), category_name: Type.String(), items: Type.Array(ShoppingItem) }),
       {
         description: 'product categories in shop order',
       },
@@ -38,6 +43,7 @@ const NewItem = named(
   'NewShoppingListItem',
   Type.Object(
     {
+      id: Type.Optional(ClientId),
       week_start: Type.Optional(DateString),
       name: Type.String({ minLength: 1, maxLength: 200 }),
       product_id: Type.Optional(Uuid),
@@ -50,20 +56,6 @@ const NewItem = named(
     },
   ),
 );
-
-type Line = Omit<ShoppingItemRow, 'category_code' | 'category_name' | 'shop_order'>;
-
-/** Items (already in shop order) grouped by category. */
-function group(items: ShoppingItemRow[]) {
-  const groups: { category_code: string; category_name: string; items: Line[] }[] = [];
-  for (const { category_code, category_name, shop_order: _, ...item } of items) {
-    const last = groups.at(-1);
-    const g = last?.category_code === category_code ? last : { category_code, category_name, items: [] as Line[] };
-    if (g !== last) groups.push(g);
-    g.items.push(item);
-  }
-  return groups;
-}
 
 /** The week's shopping list: generated from the menu minus the pantry, plus manual items, grouped in shop order. */
 const shoppingList: FastifyPluginAsyncTypebox = async (app) => {
@@ -81,16 +73,10 @@ const shoppingList: FastifyPluginAsyncTypebox = async (app) => {
     if (!list) return { id: null, week_start: weekStart, generated_at: null, groups: [] };
     return { ...list, groups: group(await shopping.items(list.id, language)) };
   };
-  const itemById = async (userId: string, id: string, language: string) => {
-    const weekStart = await shopping.itemWeek(userId, id);
-    if (!weekStart) throw notFound('Shopping list item');
-    const list = (await shopping.list(userId, weekStart))!;
-    const {
-      category_code: _c,
-      category_name: _n,
-      shop_order: _o,
-      ...item
-    } = (await shopping.items(list.id, language)).find((i) => i.id === id)!;
+  const itemById = async (userId: string, id: string, language: string, repository = shopping) => {
+    const [row] = await repository.itemsByIds(userId, [id], language);
+    if (!row) throw notFound('Shopping list item');
+    const { category_code: _c, category_name: _n, shop_order: _o, ...item } = row;
     return item;
   };
 
@@ -152,13 +138,17 @@ const shoppingList: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Check or uncheck an item',
         params: IdParams,
         body: Type.Object({ checked: Type.Boolean() }, { additionalProperties: false }),
-        response: { 200: Item, ...errors(400, 401, 404) },
+        headers: IfMatchHeader,
+        response: { 200: ShoppingItem, ...errors(400, 401, 404, 412) },
       },
     },
     async (request) => {
-      if (!(await shopping.setChecked(request.user.id, request.params.id, request.body.checked)))
-        throw notFound('Shopping list item');
-      return itemById(request.user.id, request.params.id, request.language);
+      const { id } = request.params;
+      if (!(await shopping.setChecked(request.user.id, id, request.body.checked, ifMatchVersion(request)))) {
+        await itemById(request.user.id, id, request.language); // 404 when it is not the user's
+        throw preconditionFailed('The item');
+      }
+      return itemById(request.user.id, id, request.language);
     },
   );
 
@@ -167,9 +157,9 @@ const shoppingList: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['shopping list'],
-        summary: 'Add a manual item',
+        summary: 'Add a manual item (201; 200 when a client-made `id` repeats its create)',
         body: NewItem,
-        response: { 201: Item, ...errors(400, 401, 404) },
+        response: { 200: ShoppingItem, 201: ShoppingItem, ...errors(400, 401, 404, 409) },
       },
     },
     async (request, reply) => {
@@ -188,15 +178,26 @@ const shoppingList: FastifyPluginAsyncTypebox = async (app) => {
         if (!product.exists) throw notFound('Product');
         category = product.category;
       }
-      const listId = await shopping.ensureList(request.user.id, weekStart);
-      const id = await shopping.addManual(listId, {
-        productId: body.product_id ?? null,
-        name: body.name.trim(),
-        quantity: body.quantity ?? null,
-        unitCode: body.unit_code ?? null,
-        categoryCode: category,
+      return createOnce(app, request, reply, {
+        kind: 'shopping_items',
+        id: body.id,
+        body,
+        read: (id) => itemById(request.user.id, id, request.language),
+        create: async (tx, client) => {
+          const lists = shoppingRepository(tx);
+          const listId = await lists.ensureList(request.user.id, weekStart);
+          const id = await lists.addManual(listId, {
+            productId: body.product_id ?? null,
+            name: body.name.trim(),
+            quantity: body.quantity ?? null,
+            unitCode: body.unit_code ?? null,
+            categoryCode: category,
+            id: client?.id,
+            clientHash: client?.hash,
+          });
+          return { status: 201, body: await itemById(request.user.id, id, request.language, lists) };
+        },
       });
-      return reply.status(201).send(await itemById(request.user.id, id, request.language));
     },
   );
 

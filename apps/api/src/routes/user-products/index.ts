@@ -12,12 +12,15 @@ import {
   Timestamp,
   TimestampInput,
   Uuid,
+  ClientId,
+  Version,
 } from '../../schemas.ts';
 import { notFound, validationFailed } from '../../errors.ts';
 import { decodeCursor, encodeCursor, isTimestamp, isUuid } from '../../cursor.ts';
-import { fingerprint, idempotent } from '../../idempotency.ts';
+import { createOnce } from '../../client-ids.ts';
+import { ifMatchVersion, IfMatchHeader, preconditionFailed } from '../../if-match.ts';
 
-const PantryItem = named(
+export const PantryItem = named(
   'PantryItem',
   Type.Object({
     id: Uuid,
@@ -30,6 +33,7 @@ const PantryItem = named(
     added_at: Timestamp,
     expires_at: Timestamp,
     days_left: Type.Integer({ description: 'calendar days (UTC) until expiry; negative once expired' }),
+    version: Version,
   }),
 );
 
@@ -42,6 +46,7 @@ const NewItem = named(
   'NewPantryItem',
   Type.Object(
     {
+      id: Type.Optional(ClientId),
       product_id: Type.Optional(Uuid),
       name: Type.Optional(ItemName),
       quantity: Quantity,
@@ -136,14 +141,14 @@ const userProducts: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['pantry'],
-        summary: 'Add an item',
+        summary: 'Add an item (201; 200 when a client-made `id` repeats its create)',
         body: NewItem,
         headers: Type.Object({
           'idempotency-key': Type.Optional(
             Type.String({ description: 'retries with the same key and body create one item' }),
           ),
         }),
-        response: { 201: PantryItem, ...errors(400, 401, 404, 409) },
+        response: { 200: PantryItem, 201: PantryItem, ...errors(400, 401, 404, 409) },
       },
     },
     async (request, reply) => {
@@ -155,12 +160,12 @@ const userProducts: FastifyPluginAsyncTypebox = async (app) => {
       await checkUnit(body.unit_code);
       checkAddedAt(body.added_at);
       const time = await app.userTime(request);
-      return idempotent(
-        app,
-        request,
-        reply,
-        () => fingerprint(body),
-        async (tx) => {
+      return createOnce(app, request, reply, {
+        kind: 'user_products',
+        id: body.id,
+        body,
+        read: (id) => pantry.get(request.user.id, id, request.language, time),
+        create: async (tx, client) => {
           const items = pantryRepository(tx);
           const productId = body.product_id ?? (name ? await items.productByName(name) : null);
           let storageDays = body.storage_days;
@@ -176,10 +181,12 @@ const userProducts: FastifyPluginAsyncTypebox = async (app) => {
             unitCode: body.unit_code,
             storageDays: storageDays ?? DEFAULT_STORAGE_DAYS,
             addedAt: body.added_at ?? time.now,
+            id: client?.id,
+            clientHash: client?.hash,
           });
           return { status: 201, body: (await items.get(request.user.id, id, request.language, time))! };
         },
-      );
+      });
     },
   );
 
@@ -208,7 +215,8 @@ const userProducts: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Change an item (only sent fields)',
         params: IdParams,
         body: ItemPatch,
-        response: { 200: PantryItem, ...errors(400, 401, 404) },
+        headers: IfMatchHeader,
+        response: { 200: PantryItem, ...errors(400, 401, 404, 412) },
       },
     },
     async (request) => {
@@ -216,9 +224,15 @@ const userProducts: FastifyPluginAsyncTypebox = async (app) => {
       await checkUnit(body.unit_code);
       checkAddedAt(body.added_at);
       if (body.name !== undefined && !body.name.trim()) throw validationFailed('/body/name', 'must not be blank');
-      const updated = await pantry.update(request.user.id, request.params.id, { ...body, name: body.name?.trim() });
-      if (!updated) throw notFound('Pantry item');
-      return (await pantry.get(request.user.id, request.params.id, request.language, await app.userTime(request)))!;
+      const time = await app.userTime(request);
+      const { id } = request.params;
+      const patch = { ...body, name: body.name?.trim() };
+      if (!(await pantry.update(request.user.id, id, patch, ifMatchVersion(request)))) {
+        throw (await pantry.get(request.user.id, id, request.language, time))
+          ? preconditionFailed('The item')
+          : notFound('Pantry item');
+      }
+      return (await pantry.get(request.user.id, id, request.language, time))!;
     },
   );
 

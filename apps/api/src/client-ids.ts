@@ -1,0 +1,75 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Queryable } from '@nutrition/db';
+import { type ClientIdKind, syncRepository } from '@nutrition/db/repositories';
+import { conflict } from './errors.ts';
+import { fingerprint, idempotent } from './idempotency.ts';
+
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * A create that may carry a client-made id (an app that works offline names its rows itself): the same id with the
+ * same body again answers `200` with the stored row and creates nothing; another body, another user's row or a
+ * deleted row of that id is `409`. Two copies racing meet at the primary key. Without an id the create runs as
+ * before (with its Idempotency-Key, if any).
+ */
+export async function createOnce(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  opts: {
+    kind: ClientIdKind;
+    id: string | undefined;
+    body: unknown;
+    /** Work before the transaction that a replay must not repeat (a model call). */
+    prepare?: () => Promise<void>;
+    /** Creates the row (with `id` and `hash` when given) and answers with it. */
+    create: (
+      tx: Queryable,
+      client: { id: string; hash: string } | undefined,
+    ) => Promise<{ status: number; body: unknown }>;
+    /** The stored row as the create answers it. */
+    read: (id: string) => Promise<unknown>;
+  },
+) {
+  const id = opts.id?.toLowerCase();
+  const hash = fingerprint({ ...(opts.body as object), id });
+  const replay = async (id: string) => {
+    const stored = await syncRepository(app.sql).clientRow(opts.kind, id);
+    if (!stored) return null;
+    if (stored.user_id !== request.user.id || stored.deleted || stored.client_hash !== hash)
+      throw conflict(
+        stored.deleted && stored.user_id === request.user.id
+          ? 'A row with this id was deleted; make a new id'
+          : 'This id names another row',
+        'id_conflict',
+      );
+    return reply.status(200).send(await opts.read(id));
+  };
+  if (id === undefined) {
+    await opts.prepare?.();
+    return idempotent(
+      app,
+      request,
+      reply,
+      () => hash,
+      (tx) => opts.create(tx, undefined),
+    );
+  }
+  const answered = await replay(id);
+  if (answered) return answered;
+  await opts.prepare?.();
+  return idempotent(
+    app,
+    request,
+    reply,
+    () => hash,
+    (tx) => opts.create(tx, { id, hash }),
+  ).catch(async (err: { code?: string; constraint_name?: string }) => {
+    // The same id created by a parallel copy of this request (or by anyone) since the look above.
+    if (err.code === UNIQUE_VIOLATION && err.constraint_name?.endsWith('_pkey')) {
+      const answered = await replay(id);
+      if (answered) return answered;
+    }
+    throw err;
+  });
+}

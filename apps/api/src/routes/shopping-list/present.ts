@@ -1,0 +1,15 @@
+import type { ShoppingItemRow } from '@nutrition/db/repositories';
+
+type Line = Omit<ShoppingItemRow, 'category_code' | 'category_name' | 'shop_order'>;
+
+/** Items (already in shop order) grouped by category. */
+export function group(items: ShoppingItemRow[]) {
+  const groups: { category_code: string; category_name: string; items: Line[] }[] = [];
+  for (const { category_code, category_name, shop_order: _, ...item } of items) {
+    const last = groups.at(-1);
+    const g = last?.category_code === category_code ? last : { category_code, category_name, items: [] as Line[] };
+    if (g !== last) groups.push(g);
+    g.items.push(item);
+  }
+  return groups;
+}

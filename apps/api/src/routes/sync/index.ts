@@ -1,0 +1,285 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import {
+  diaryRepository,
+  menuRepository,
+  pantryRepository,
+  profileRepository,
+  savedRecipeRepository,
+  shoppingRepository,
+  syncRepository,
+  type ChangeRow,
+  type FeedPosition,
+  type SyncKind,
+} from '@nutrition/db/repositories';
+import { badRequest, HttpError } from '../../errors.ts';
+import { errors, named, Nullable, Uuid } from '../../schemas.ts';
+import { openEventStream } from '../../sse.ts';
+import { DiaryEntry } from '../diary/schemas.ts';
+import { MenuItem } from '../menu/schemas.ts';
+import { Profile } from '../profile/schemas.ts';
+import { present } from '../profile/present.ts';
+import { PantryItem } from '../user-products/index.ts';
+import { Bookmark } from '../saved-recipes/index.ts';
+import { ShoppingItem } from '../shopping-list/index.ts';
+
+/** Deletions are remembered this long; an older cursor must start over. */
+export const SYNC_RETENTION_DAYS = 30;
+const RETENTION_MS = SYNC_RETENTION_DAYS * 24 * 3600_000;
+/** Tombstones are purged a day after a cursor that could need them has expired. */
+const PURGE_AFTER_DAYS = SYNC_RETENTION_DAYS + 1;
+/** Changes of one user within this long wake a stream once. */
+const STREAM_COALESCE_MS = 50;
+
+/**
+ * A cursor: the snapshot the client has seen everything of (`s`, taken at `st` ms; null before the first pull) and,
+ * while a round is paged, the round's snapshot (`h`, taken at `ht`) and the last row sent (`a`). Signed, and bound to
+ * its user, so a tampered or borrowed cursor is a 400.
+ */
+interface FeedCursor {
+  u: string;
+  s: string | null;
+  st: number | null;
+  h?: string;
+  ht?: number;
+  a?: FeedPosition;
+}
+
+const SNAPSHOT = /^\d{1,20}:\d{1,20}:(\d{1,20}(,\d{1,20})*)?$/;
+const isCursor = (v: unknown, userId: string): v is FeedCursor => {
+  const c = v as FeedCursor;
+  return (
+    typeof c === 'object' &&
+    c !== null &&
+    c.u === userId &&
+    (c.s === null ? c.st === null : typeof c.s === 'string' && SNAPSHOT.test(c.s) && Number.isSafeInteger(c.st)) &&
+    (c.h === undefined ||
+      (typeof c.h === 'string' &&
+        SNAPSHOT.test(c.h) &&
+        Number.isSafeInteger(c.ht) &&
+        typeof c.a === 'object' &&
+        c.a !== null &&
+        /^\d{1,20}$/.test(c.a.xid) &&
+        typeof c.a.kind === 'string' &&
+        /^[0-9a-f-]{36}$/.test(c.a.id)))
+  );
+};
+
+const changes = <T extends Parameters<typeof Type.Array>[0]>(row: T) =>
+  Type.Object({
+    upserted: Type.Array(row, { description: 'created or changed since the cursor, as their own endpoint shows them' }),
+    deleted: Type.Array(Uuid, { description: 'ids deleted since the cursor' }),
+  });
+
+const SyncPage = named(
+  'SyncPage',
+  Type.Object({
+    changes: Type.Object({
+      diary_entries: changes(DiaryEntry),
+      user_products: changes(PantryItem),
+      saved_recipes: changes(Bookmark),
+      menu_items: changes(MenuItem),
+      shopping_items: changes(ShoppingItem),
+    }),
+    profile: Nullable(Profile),
+    cursor: Type.String({ description: 'opaque: send it as `cursor` for the next page, or later for what changed' }),
+    has_more: Type.Boolean({ description: 'true: pull again with `cursor` at once; false: the client is up to date' }),
+  }),
+);
+
+/** The change feed of an offline-first app, and a stream that tells it when to pull. */
+const sync: FastifyPluginAsyncTypebox<{ secret: string }> = async (app, opts) => {
+  app.addHook('onRequest', app.authenticate);
+  const key = createHmac('sha256', opts.secret).update('sync cursor').digest();
+  const sign = (payload: string) => createHmac('sha256', key).update(payload).digest('base64url');
+  const encode = (cursor: FeedCursor) => {
+    const payload = Buffer.from(JSON.stringify(cursor)).toString('base64url');
+    return `${payload}.${sign(payload)}`;
+  };
+  const decode = (text: string, userId: string): FeedCursor | null => {
+    const [payload, signature, extra] = text.split('.');
+    if (!payload || !signature || extra !== undefined) return null;
+    const expected = Buffer.from(sign(payload));
+    const given = Buffer.from(signature);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
+    try {
+      const value: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString());
+      return isCursor(value, userId) ? value : null;
+    } catch {
+      return null;
+    }
+  };
+  const headCursor = async (userId: string) =>
+    encode({ u: userId, s: await syncRepository(app.sql).snapshot(), st: app.now().getTime() });
+
+  const purge = async () => {
+    try {
+      const purged = await syncRepository(app.sql).purgeTombstones(PURGE_AFTER_DAYS);
+      if (purged) app.log.info({ purged }, 'old sync tombstones purged');
+    } catch (err) {
+      app.log.error({ err }, 'sync tombstone purge failed');
+    }
+  };
+  const purgeTimer = setInterval(purge, 3600_000);
+  purgeTimer.unref();
+  app.addHook('onClose', async () => clearInterval(purgeTimer));
+
+  app.get(
+    '/sync',
+    {
+      schema: {
+        tags: ['sync'],
+        summary: "What changed in the caller's rows since a cursor: full rows and ids of deleted ones",
+        description:
+          'Without `cursor`, everything (paged). Pull until `has_more` is false and keep the last `cursor`. A row ' +
+          'committed after a cursor was issued is never skipped, even when its transaction began earlier. A row ' +
+          'may come again in a later pull (apply upserts by id). `profile` is the profile when it changed (always ' +
+          'on a first pull), else null. Deletions are kept ' +
+          `${SYNC_RETENTION_DAYS} days: an older cursor is 410 \`sync_reset\` (pull again without a cursor).`,
+        querystring: Type.Object(
+          {
+            cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+            limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 500 })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: SyncPage, ...errors(400, 401, 410) },
+      },
+    },
+    async (request) => {
+      const userId = request.user.id;
+      const limit = request.query.limit ?? 500;
+      const given = request.query.cursor;
+      const cursor = given === undefined ? null : decode(given, userId);
+      if (given !== undefined && !cursor) throw badRequest('cursor is not one this API returned', 'invalid_cursor');
+      if (cursor?.st != null && app.now().getTime() - cursor.st > RETENTION_MS)
+        throw new HttpError(410, 'sync_reset', 'The cursor is older than the deletions kept: pull without a cursor');
+      const time = await app.userTime(request);
+      const language = request.language;
+
+      return app.transaction(async (tx) => {
+        const feed = syncRepository(tx);
+        await feed.repeatableRead();
+        // A round's upper bound is the snapshot of its first page; later pages keep it, so rows changed meanwhile
+        // wait for the next round instead of shifting the order under the pages.
+        const upTo = cursor?.h ?? (await feed.snapshot());
+        const upToAt = cursor?.ht ?? app.now().getTime();
+        const rows = await feed.changes(userId, {
+          since: cursor?.s ?? null,
+          upTo: cursor?.h ?? null,
+          after: cursor?.a ?? null,
+          limit: limit + 1,
+        });
+        const page = rows.slice(0, limit);
+        const hasMore = rows.length > limit;
+        const ids = (kind: SyncKind) => page.filter((r) => r.kind === kind && !r.deleted).map((r) => r.row_id);
+        const deleted = (kind: SyncKind) => page.filter((r) => r.kind === kind && r.deleted).map((r) => r.row_id);
+        const some = <T>(list: string[], read: (ids: string[]) => Promise<T[]>) =>
+          list.length === 0 ? Promise.resolve([]) : read(list);
+
+        const upserted = {
+          diary_entries: await some(ids('diary_entries'), (list) => diaryRepository(tx).byIds(userId, list, language)),
+          user_products: await some(ids('user_products'), (list) =>
+            pantryRepository(tx).byIds(userId, list, language, time),
+          ),
+          saved_recipes: await some(ids('saved_recipes'), (list) =>
+            savedRecipeRepository(tx).byIds(userId, list, language),
+          ),
+          menu_items: await some(ids('menu_items'), (list) => menuRepository(tx).itemsByIds(userId, list, language)),
+          shopping_items: await some(ids('shopping_items'), (list) =>
+            shoppingRepository(tx).itemsByIds(userId, list, language),
+          ),
+        };
+        const profileChanged = page.some((r) => r.kind === 'profile' && !r.deleted);
+        const profile = profileChanged ? await profileRepository(tx).get(userId) : null;
+        const last: ChangeRow | undefined = page.at(-1);
+        const next: FeedCursor =
+          hasMore && last
+            ? {
+                u: userId,
+                s: cursor?.s ?? null,
+                st: cursor?.st ?? null,
+                h: upTo,
+                ht: upToAt,
+                a: { xid: last.xid, kind: last.kind, id: last.row_id },
+              }
+            : { u: userId, s: upTo, st: upToAt };
+        return {
+          changes: {
+            diary_entries: { upserted: upserted.diary_entries, deleted: deleted('diary_entries') },
+            user_products: { upserted: upserted.user_products, deleted: deleted('user_products') },
+            saved_recipes: { upserted: upserted.saved_recipes, deleted: deleted('saved_recipes') },
+            menu_items: { upserted: upserted.menu_items, deleted: deleted('menu_items') },
+            shopping_items: { upserted: upserted.shopping_items, deleted: deleted('shopping_items') },
+          },
+          profile: profile && present(profile, time.today),
+          cursor: encode(next),
+          has_more: hasMore,
+        };
+      });
+    },
+  );
+
+  // Open sync streams of this process by user; a NOTIFY on `sync_changed` (the user's id, sent on commit by the
+  // change feed's trigger) wakes that user's streams, coalesced over a few milliseconds.
+  const streams = new Map<string, Set<(cursor: string) => void>>();
+  const pending = new Set<string>();
+  const wake = (userId: string) => {
+    if (!streams.has(userId) || pending.has(userId)) return;
+    pending.add(userId);
+    setTimeout(() => {
+      pending.delete(userId);
+      const listeners = streams.get(userId);
+      if (!listeners) return;
+      headCursor(userId).then(
+        (cursor) => {
+          for (const send of listeners) send(cursor);
+        },
+        (err) => app.log.warn({ err }, 'sync stream could not read the feed position'),
+      );
+    }, STREAM_COALESCE_MS).unref();
+  };
+  // After the LISTEN connection comes back, every stream may have missed a change: wake them all.
+  await app.notifications.subscribe('sync_changed', wake, () => {
+    for (const userId of streams.keys()) wake(userId);
+  });
+
+  app.get(
+    '/sync/stream',
+    {
+      schema: {
+        tags: ['sync'],
+        summary: "Server-sent events: `event: changed` whenever the caller's rows change",
+        produces: ['text/event-stream'],
+        response: { ...errors(400, 401) },
+      },
+    },
+    async (request, reply) => {
+      const userId = request.user.id;
+      const events = openEventStream(request, reply);
+      const send = (cursor: string) => events.send('changed', JSON.stringify({ cursor }), cursor);
+      const listeners = streams.get(userId) ?? new Set();
+      streams.set(userId, listeners);
+      listeners.add(send);
+      events.onClose(() => {
+        listeners.delete(send);
+        if (listeners.size === 0) streams.delete(userId);
+      });
+      // A client reconnecting with the last event's cursor hears at once of what changed while it was away.
+      const resumed = request.headers['last-event-id'];
+      const since = typeof resumed === 'string' ? decode(resumed, userId) : null;
+      if (since?.s) {
+        const [change] = await syncRepository(app.sql).changes(userId, {
+          since: since.s,
+          upTo: null,
+          after: null,
+          limit: 1,
+        });
+        if (change) wake(userId);
+      }
+    },
+  );
+};
+
+export default sync;

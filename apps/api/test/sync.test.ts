@@ -1,0 +1,468 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import t from 'tap';
+import { weekStart } from '@nutrition/domain';
+import { as, assertError, buildTestApp, login } from './helpers.ts';
+
+const uuid4 = () => crypto.randomUUID();
+
+type Page = {
+  changes: Record<string, { upserted: { id: string; version: number }[]; deleted: string[] }>;
+  profile: { id: string; version: number } | null;
+  cursor: string;
+  has_more: boolean;
+};
+
+/** Pulls until `has_more` is false, `limit` rows a page, as an app would; returns the merged changes and cursor. */
+async function pullAll(call: ReturnType<typeof as>, cursor?: string, limit = 3) {
+  const upserted = new Map<string, Map<string, { id: string; version: number }>>();
+  const deleted = new Map<string, Set<string>>();
+  let profile: Page['profile'] = null;
+  let pages = 0;
+  for (;;) {
+    const query = new URLSearchParams({ limit: String(limit), ...(cursor ? { cursor } : {}) });
+    const res = await call({ method: 'GET', url: `/sync?${query}` });
+    if (res.statusCode !== 200) throw new Error(`sync answered ${res.statusCode}: ${res.body}`);
+    const page: Page = res.json();
+    pages++;
+    for (const [kind, change] of Object.entries(page.changes)) {
+      const rows = upserted.get(kind) ?? new Map();
+      const gone = deleted.get(kind) ?? new Set();
+      for (const row of change.upserted) {
+        rows.set(row.id, row);
+        gone.delete(row.id);
+      }
+      for (const id of change.deleted) {
+        rows.delete(id);
+        gone.add(id);
+      }
+      upserted.set(kind, rows);
+      deleted.set(kind, gone);
+    }
+    profile = page.profile ?? profile;
+    cursor = page.cursor;
+    if (!page.has_more) break;
+  }
+  const ids = (kind: string) => [...(upserted.get(kind)?.keys() ?? [])].sort();
+  const tombstones = (kind: string) => [...(deleted.get(kind) ?? [])].sort();
+  return { upserted, ids, tombstones, profile, cursor: cursor!, pages };
+}
+
+t.test('sync round trip: offline-style creates with client ids, updates, deletes, pulled by cursor', async (t) => {
+  const { app, sql } = await buildTestApp(t);
+  const a = as(app, await login(app, 'syncer'));
+  const b = as(app, await login(app, 'bystander'));
+  const [borscht] = await sql`SELECT id FROM dishes WHERE code = 'borscht'`;
+  const [recipe] = await sql`SELECT id FROM recipes WHERE dish_id = ${borscht!.id} AND is_default`;
+  const [milk] = await sql`SELECT id FROM products WHERE code = 'milk'`;
+  const week = weekStart('2026-11-25');
+
+  const ids = { diary: uuid4(), pantry: uuid4(), bookmark: uuid4(), shopping: uuid4(), menu: uuid4() };
+  const created = await Promise.all([
+    a({
+      method: 'POST',
+      url: '/diary',
+      payload: { id: ids.diary, date: '2026-11-25', meal_type: 'lunch', dish_id: borscht!.id },
+    }),
+    a({
+      method: 'POST',
+      url: '/user-products',
+      payload: { id: ids.pantry, product_id: milk!.id, quantity: 1, unit_code: 'l' },
+    }),
+    a({ method: 'POST', url: '/saved-recipes', payload: { id: ids.bookmark, recipe_id: recipe!.id } }),
+    a({ method: 'POST', url: '/shopping-list/items', payload: { id: ids.shopping, week_start: week, name: 'Bread' } }),
+    a({
+      method: 'PUT',
+      url: '/menu',
+      payload: { week_start: week, items: [{ id: ids.menu, date: week, meal_type: 'dinner', dish_id: borscht!.id }] },
+    }),
+  ]);
+  t.same(
+    created.map((r) => r.statusCode),
+    [201, 201, 201, 201, 200],
+  );
+  t.same(
+    created.slice(0, 4).map((r) => [r.json().id, r.json().version]),
+    [
+      [ids.diary, 1],
+      [ids.pantry, 1],
+      [ids.bookmark, 1],
+      [ids.shopping, 1],
+    ],
+    'each row takes the id the client made, at version 1',
+  );
+  t.equal(created[4]!.json().days[0].items[0].id, ids.menu);
+
+  const first = await pullAll(a);
+  t.ok(first.pages > 1, 'the first pull came in several pages');
+  t.same(first.ids('diary_entries'), [ids.diary]);
+  t.same(first.ids('user_products'), [ids.pantry]);
+  t.same(first.ids('saved_recipes'), [ids.bookmark]);
+  t.same(first.ids('shopping_items'), [ids.shopping]);
+  t.same(first.ids('menu_items'), [ids.menu]);
+  t.match(first.profile, { version: 1 }, 'a first pull carries the profile');
+  const diaryRow = first.upserted.get('diary_entries')!.get(ids.diary)!;
+  t.same(diaryRow, created[0]!.json(), 'a row has the shape its own endpoint answers');
+
+  // Offline edits, replayed when the connection comes back.
+  t.equal(
+    (await a({ method: 'PATCH', url: `/diary/${ids.diary}`, headers: { 'if-match': '"1"' }, payload: { portions: 2 } }))
+      .statusCode,
+    200,
+  );
+  t.equal((await a({ method: 'DELETE', url: `/user-products/${ids.pantry}` })).statusCode, 204);
+  t.equal((await a({ method: 'DELETE', url: `/shopping-list/items/${ids.shopping}` })).statusCode, 204);
+  t.equal((await a({ method: 'DELETE', url: `/menu?week_start=${week}` })).statusCode, 204, 'a whole week removed');
+  t.equal((await a({ method: 'PUT', url: '/profile', payload: { weight_kg: 70 } })).statusCode, 200);
+  // Another user's changes are not in this user's feed.
+  await b({ method: 'POST', url: '/diary', payload: { date: '2026-11-25', meal_type: 'lunch', dish_id: borscht!.id } });
+
+  const second = await pullAll(a, first.cursor);
+  t.same(second.ids('diary_entries'), [ids.diary], 'the changed entry');
+  t.equal(second.upserted.get('diary_entries')!.get(ids.diary)!.version, 2);
+  t.same(second.tombstones('user_products'), [ids.pantry], 'deleted rows come as ids');
+  t.same(second.tombstones('shopping_items'), [ids.shopping]);
+  t.same(second.tombstones('menu_items'), [ids.menu], "the week's items, deleted with their week");
+  t.same(second.ids('saved_recipes'), [], 'unchanged rows do not come again');
+  t.match(second.profile, { weight_kg: 70, version: 2 });
+
+  const third = await pullAll(a, second.cursor);
+  t.same(
+    ['diary_entries', 'user_products', 'saved_recipes', 'menu_items', 'shopping_items'].flatMap((k) => [
+      ...third.ids(k),
+      ...third.tombstones(k),
+    ]),
+    [],
+    'nothing changed since: an empty pull',
+  );
+  t.equal(third.profile, null);
+
+  const other = await pullAll(b);
+  t.equal(other.ids('diary_entries').length, 1, "the bystander sees only their own entry, none of the syncer's rows");
+  t.notOk(other.ids('diary_entries').includes(ids.diary));
+});
+
+t.test('a transaction that began before a cursor and commits after it is still pulled', async (t) => {
+  const { app, sql } = await buildTestApp(t);
+  const session = await login(app, 'slow-writer');
+  const a = as(app, session);
+  const [milk] = await sql`SELECT id FROM products WHERE code = 'milk'`;
+  const base = await pullAll(a);
+
+  const writer = await sql.reserve();
+  t.teardown(() => writer.release());
+  await writer`BEGIN`;
+  // A pantry row: a diary row would lock the user's row (its diary version) until this transaction ends.
+  const [row] = await writer`
+    INSERT INTO user_products (user_id, product_id, quantity, unit_code, storage_days)
+    VALUES (${session.user.id}, ${milk!.id}, 1, 'l', 7) RETURNING id`;
+  // Committed elsewhere meanwhile: a later transaction, visible at once.
+  await a({
+    method: 'POST',
+    url: '/diary',
+    payload: { date: '2026-11-25', meal_type: 'lunch', product_id: milk!.id, portion_g: 50 },
+  });
+  const during = await pullAll(a, base.cursor);
+  t.equal(during.ids('diary_entries').length, 1, 'the committed entry');
+  t.same(during.ids('user_products'), [], "not the open transaction's row");
+
+  await writer`COMMIT`;
+  const after = await pullAll(a, during.cursor);
+  t.same(after.ids('user_products'), [row!.id], 'the late commit arrives with the cursor issued before it');
+  t.same(after.ids('diary_entries'), [], 'and what was pulled already does not come again');
+});
+
+t.test('client ids: replays answer the stored row, conflicts are 409, nothing is created twice', async (t) => {
+  const { app, sql } = await buildTestApp(t);
+  const session = await login(app, 'replayer');
+  const a = as(app, session);
+  const b = as(app, await login(app, 'other-replayer'));
+  const [milk] = await sql`SELECT id FROM products WHERE code = 'milk'`;
+  const id = uuid4();
+  const body = { id, product_id: milk!.id, quantity: 2, unit_code: 'l' };
+
+  // A double tap: the same create five times at once.
+  const taps = await Promise.all(
+    Array.from({ length: 5 }, () => a({ method: 'POST', url: '/user-products', payload: body })),
+  );
+  t.same(taps.map((r) => r.statusCode).sort(), [200, 200, 200, 200, 201], 'one creates, the others get the stored row');
+  t.ok(taps.every((r) => r.json().id === id));
+  t.equal((await sql`SELECT count(*)::int AS n FROM user_products WHERE user_id = ${session.user.id}`)[0]!.n, 1);
+
+  // The stored row as it is now, even after an update.
+  await a({ method: 'PATCH', url: `/user-products/${id}`, payload: { quantity: 3 } });
+  const replay = await a({ method: 'POST', url: '/user-products', payload: body });
+  t.equal(replay.statusCode, 200);
+  t.match(replay.json(), { id, quantity: 3, version: 2 });
+  const upper = await a({ method: 'POST', url: '/user-products', payload: { ...body, id: id.toUpperCase() } });
+  t.equal(upper.statusCode, 200, 'the same id in capitals is the same id');
+
+  assertError(
+    t,
+    await a({ method: 'POST', url: '/user-products', payload: { ...body, quantity: 5 } }),
+    409,
+    'id_conflict',
+  );
+  assertError(t, await b({ method: 'POST', url: '/user-products', payload: body }), 409, 'id_conflict');
+  t.equal((await b({ method: 'GET', url: `/user-products/${id}` })).statusCode, 404, "another user's row stays hidden");
+
+  await a({ method: 'DELETE', url: `/user-products/${id}` });
+  assertError(t, await a({ method: 'POST', url: '/user-products', payload: body }), 409, 'id_conflict');
+  t.equal((await sql`SELECT count(*)::int AS n FROM user_products WHERE id = ${id}`)[0]!.n, 0, 'not brought back');
+
+  // The other creates: diary, bookmark, shopping item.
+  const [recipe] = await sql`SELECT id FROM recipes WHERE is_default AND source = 'catalog' LIMIT 1`;
+  const [other] =
+    await sql`SELECT id FROM recipes WHERE is_default AND source = 'catalog' AND id <> ${recipe!.id} LIMIT 1`;
+  const creates = [
+    [
+      '/diary',
+      { id: uuid4(), date: '2026-11-25', meal_type: 'snack', product_id: milk!.id, portion_g: 100 },
+      { portion_g: 1 },
+    ],
+    ['/saved-recipes', { id: uuid4(), recipe_id: recipe!.id }, { recipe_id: other!.id }],
+    ['/shopping-list/items', { id: uuid4(), name: 'Eggs', week_start: '2026-11-23' }, { name: 'Milk' }],
+  ] as const;
+  for (const [url, payload, changed] of creates) {
+    const copies = await Promise.all([1, 2, 3].map(() => a({ method: 'POST', url, payload })));
+    t.same(copies.map((r) => r.statusCode).sort(), [200, 200, 201], `${url}: one create among parallel copies`);
+    t.same(new Set(copies.map((r) => r.json().id)), new Set([payload.id]), `${url}: every copy answers the row`);
+    assertError(t, await a({ method: 'POST', url, payload: { ...payload, ...changed } }), 409, 'id_conflict');
+  }
+  assertError(t, await a({ method: 'POST', url: '/diary', payload: { ...creates[0][1], id: 'not-a-uuid' } }), 400);
+  const v1 = '6ba7b810-9dad-11d1-80b4-00c04fd430c8';
+  assertError(
+    t,
+    await a({ method: 'POST', url: '/diary', payload: { ...creates[0][1], id: v1 } }),
+    400,
+    'validation_failed',
+  );
+});
+
+t.test('If-Match: a stale version is 412 and changes nothing; without it the last write wins', async (t) => {
+  const { app, sql } = await buildTestApp(t);
+  const a = as(app, await login(app, 'matcher'));
+  const b = as(app, await login(app, 'other-matcher'));
+  const [milk] = await sql`SELECT id FROM products WHERE code = 'milk'`;
+  const entry = (
+    await a({
+      method: 'POST',
+      url: '/diary',
+      payload: { date: '2026-11-25', meal_type: 'lunch', product_id: milk!.id, portion_g: 100 },
+    })
+  ).json();
+  const item = (
+    await a({ method: 'POST', url: '/user-products', payload: { product_id: milk!.id, quantity: 1, unit_code: 'l' } })
+  ).json();
+  const line = (
+    await a({ method: 'POST', url: '/shopping-list/items', payload: { name: 'Tea', week_start: '2026-11-23' } })
+  ).json();
+  const profile = (await a({ method: 'GET', url: '/profile' })).json();
+
+  // Two devices edit the same entry from version 1: the second one is told.
+  const [one, two] = await Promise.all([
+    a({ method: 'PATCH', url: `/diary/${entry.id}`, headers: { 'if-match': '"1"' }, payload: { portion_g: 150 } }),
+    a({ method: 'PATCH', url: `/diary/${entry.id}`, headers: { 'if-match': 'W/"1"' }, payload: { portion_g: 300 } }),
+  ]);
+  t.same([one.statusCode, two.statusCode].sort(), [200, 412], 'one of two edits from the same version wins');
+  const winner = one.statusCode === 200 ? one : two;
+  assertError(t, one.statusCode === 412 ? one : two, 412, 'version_mismatch');
+  t.match((await a({ method: 'GET', url: `/diary?date=2026-11-25` })).json().entries[0], {
+    portion_g: winner.json().portion_g,
+    version: 2,
+  });
+
+  assertError(
+    t,
+    await a({
+      method: 'PATCH',
+      url: `/user-products/${item.id}`,
+      headers: { 'if-match': '7' },
+      payload: { quantity: 2 },
+    }),
+    412,
+  );
+  t.equal((await a({ method: 'GET', url: `/user-products/${item.id}` })).json().quantity, 1, 'unchanged');
+  t.equal(
+    (
+      await a({
+        method: 'PATCH',
+        url: `/user-products/${item.id}`,
+        headers: { 'if-match': '1' },
+        payload: { quantity: 2 },
+      })
+    ).json().version,
+    2,
+  );
+  assertError(
+    t,
+    await a({
+      method: 'PATCH',
+      url: `/shopping-list/items/${line.id}`,
+      headers: { 'if-match': '"2"' },
+      payload: { checked: true },
+    }),
+    412,
+  );
+  assertError(
+    t,
+    await a({
+      method: 'PUT',
+      url: '/profile',
+      headers: { 'if-match': `"${profile.version + 1}"` },
+      payload: { weight_kg: 80 },
+    }),
+    412,
+  );
+  t.equal(
+    (
+      await a({
+        method: 'PUT',
+        url: '/profile',
+        headers: { 'if-match': `"${profile.version}"` },
+        payload: { weight_kg: 80 },
+      })
+    ).json().version,
+    profile.version + 1,
+  );
+  t.equal(
+    (await a({ method: 'PUT', url: '/profile', payload: { weight_kg: 81 } })).statusCode,
+    200,
+    'no If-Match: last write wins',
+  );
+
+  assertError(
+    t,
+    await a({
+      method: 'PATCH',
+      url: `/user-products/${item.id}`,
+      headers: { 'if-match': 'soon' },
+      payload: { quantity: 2 },
+    }),
+    400,
+    'validation_failed',
+  );
+  assertError(
+    t,
+    await b({ method: 'PATCH', url: `/diary/${entry.id}`, headers: { 'if-match': '"2"' }, payload: { portion_g: 1 } }),
+    404,
+  );
+  assertError(
+    t,
+    await b({
+      method: 'PATCH',
+      url: `/shopping-list/items/${line.id}`,
+      headers: { 'if-match': '"1"' },
+      payload: { checked: true },
+    }),
+    404,
+  );
+});
+
+t.test('cursors: expired after the retention is 410 sync_reset; tampered or borrowed is 400', async (t) => {
+  let clock = new Date('2026-11-25T12:00:00Z');
+  const { app } = await buildTestApp(t, {}, { clock: () => clock });
+  const a = as(app, await login(app, 'traveller'));
+  const b = as(app, await login(app, 'borrower'));
+  const { cursor } = await pullAll(a);
+  clock = new Date('2026-12-24T12:00:00Z');
+  t.equal((await a({ method: 'GET', url: `/sync?cursor=${cursor}` })).statusCode, 200, 'a 29-day-old cursor works');
+  clock = new Date('2026-12-26T12:00:00Z');
+  assertError(t, await a({ method: 'GET', url: `/sync?cursor=${cursor}` }), 410, 'sync_reset');
+  t.equal((await a({ method: 'GET', url: '/sync' })).statusCode, 200, 'starting over works');
+
+  const [payload, signature] = cursor.split('.');
+  const forged = Buffer.from(
+    JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), s: '1:1:' }),
+  ).toString('base64url');
+  for (const bad of [
+    `${forged}.${signature}`,
+    `${payload}.x${signature!.slice(1)}`,
+    'abc',
+    `${payload}.${signature}.x`,
+    '\u0000',
+  ])
+    assertError(t, await a({ method: 'GET', url: `/sync?cursor=${encodeURIComponent(bad)}` }), 400);
+  assertError(t, await b({ method: 'GET', url: `/sync?cursor=${cursor}` }), 400, 'invalid_cursor');
+});
+
+/** Opens an SSE stream and collects its events until `close()`. */
+function openStream(url: string, token: string, headers: Record<string, string> = {}) {
+  const events: { event: string; id: string; data: { cursor: string } }[] = [];
+  let wake: () => void = () => {};
+  let request: http.ClientRequest;
+  const opened = new Promise<number>((resolve, reject) => {
+    request = http.get(url, { headers: { authorization: `Bearer ${token}`, ...headers } }, (res) => {
+      resolve(res.statusCode!);
+      let buffer = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buffer += chunk;
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const fields = Object.fromEntries(
+            buffer
+              .slice(0, end)
+              .split('\n')
+              .filter((l) => !l.startsWith(':'))
+              .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 1).trim()]),
+          );
+          buffer = buffer.slice(end + 2);
+          if (fields.event)
+            events.push({ event: fields.event, id: fields.id ?? '', data: JSON.parse(fields.data ?? '{}') });
+          wake();
+        }
+      });
+    });
+    request.on('error', reject);
+  });
+  return {
+    opened,
+    events,
+    async next(timeoutMs = 5000) {
+      const count = events.length;
+      const deadline = Date.now() + timeoutMs;
+      while (events.length === count && Date.now() < deadline)
+        await new Promise<void>((r) => {
+          wake = r;
+          setTimeout(r, 50);
+        });
+      return events[count];
+    },
+    close: () => request.destroy(),
+  };
+}
+
+t.test('the sync stream wakes on a change of the caller only, and on reconnect after missed changes', async (t) => {
+  const { app, sql } = await buildTestApp(t);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/sync/stream`;
+  const sa = await login(app, 'listener');
+  const sb = await login(app, 'quiet');
+  const [milk] = await sql`SELECT id FROM products WHERE code = 'milk'`;
+  const mine = openStream(url, sa.access_token);
+  const theirs = openStream(url, sb.access_token);
+  t.teardown(() => {
+    mine.close();
+    theirs.close();
+  });
+  t.same(await Promise.all([mine.opened, theirs.opened]), [200, 200]);
+
+  await as(
+    app,
+    sa,
+  )({ method: 'POST', url: '/user-products', payload: { product_id: milk!.id, quantity: 1, unit_code: 'l' } });
+  const event = await mine.next();
+  t.equal(event?.event, 'changed');
+  t.equal(event?.id, event?.data.cursor, 'the event id is the feed position');
+  t.equal(await theirs.next(500), undefined, "another user's stream stays quiet");
+
+  // Away while something changed: reconnecting with the last event id hears of it at once.
+  mine.close();
+  await as(app, sa)({ method: 'PUT', url: '/profile', payload: { weight_kg: 65 } });
+  const back = openStream(url, sa.access_token, { 'last-event-id': event!.id });
+  t.teardown(() => back.close());
+  t.equal((await back.next())?.event, 'changed');
+  const caughtUp = openStream(url, sa.access_token, { 'last-event-id': (back.events[0] as { id: string }).id });
+  t.teardown(() => caughtUp.close());
+  t.equal(await caughtUp.next(500), undefined, 'nothing since that position: no event');
+});
