@@ -389,7 +389,7 @@ export interface paths {
         put?: never;
         /**
          * Log a dish (by id or by name in any language) or a catalog product
-         * @description A name that matches no dish (exactly or very closely, in any language) creates the dish in the request language with a recipe stub (`source` = `stub`) whose per-serving macros the model estimates (counted against the model budget); a known name (the caller's own dish or a catalog dish, case- and accent-insensitive) asks no model. A `job_id` links the user's dish job to at most one entry: a second is 409 `job_already_linked`.
+         * @description A name that matches no dish (exactly or very closely, in any language) creates the dish in the request language with a recipe stub (`source` = `stub`) whose per-serving macros the model estimates (counted against the model budget); a known name (the caller's own dish or a catalog dish, case- and accent-insensitive) asks no model. A `job_id` links the user's dish job to at most one entry: a second is 409 `job_already_linked`. A client-made `id` (UUID) makes the create repeatable: the same id and body again answer 200 with the stored entry, another body 409 `id_conflict`.
          */
         post: operations["createDiaryEntry"];
         delete?: never;
@@ -414,7 +414,7 @@ export interface paths {
         head?: never;
         /**
          * Change the date, meal, portions or grams of an entry
-         * @description A dish entry takes `portions` and `portion_g` (null clears it; grams without portions set the portions from the recipe's serving weight); a product entry takes `portion_g` only (its nutrition follows the grams). The same request twice gives the same entry.
+         * @description A dish entry takes `portions` and `portion_g` (null clears it; grams without portions set the portions from the recipe's serving weight); a product entry takes `portion_g` only (its nutrition follows the grams). The same request twice gives the same entry. With `If-Match`, only if the entry is still at that version.
          */
         patch: operations["updateDiaryEntry"];
         trace?: never;
@@ -449,7 +449,7 @@ export interface paths {
         /** Pantry items, soonest expiry first */
         get: operations["listPantryItems"];
         put?: never;
-        /** Add an item */
+        /** Add an item (201; 200 when a client-made `id` repeats its create) */
         post: operations["createPantryItem"];
         delete?: never;
         options?: never;
@@ -489,7 +489,10 @@ export interface paths {
          */
         get: operations["listSavedRecipes"];
         put?: never;
-        /** Bookmark a recipe: 201 when new, 200 with the existing bookmark when already saved */
+        /**
+         * Bookmark a recipe: 201 when new, 200 with the existing bookmark when already saved
+         * @description With a client-made `id`, a new bookmark takes it; a recipe already saved answers its existing bookmark (whose id the client then adopts).
+         */
         post: operations["saveRecipe"];
         /** Remove the bookmark of a recipe */
         delete: operations["deleteSavedRecipeByRecipe"];
@@ -656,7 +659,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add a manual item */
+        /** Add a manual item (201; 200 when a client-made `id` repeats its create) */
         post: operations["addShoppingListItem"];
         delete?: never;
         options?: never;
@@ -875,6 +878,83 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What changed in the caller's rows since a cursor: full rows and ids of deleted ones
+         * @description Without `cursor`, everything (paged). Pull until `has_more` is false and keep the last `cursor`. A row committed after a cursor was issued is never skipped, even when its transaction began earlier. A row may come again in a later pull (apply upserts by id). `profile` is the profile when it changed (always on a first pull), else null. Deletions are kept 30 days: an older cursor is 410 `sync_reset` (pull again without a cursor).
+         */
+        get: operations["getSyncChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sync/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Server-sent events: `event: changed` whenever the caller's rows change */
+        get: operations["streamSyncChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything the service holds about the caller, as one JSON document
+         * @description Streamed section by section, indented for a person to read, in the shapes of the API: profile, sessions (no token material), diary, pantry, bookmarks, menus, shopping lists, the dishes and recipes made for the caller, recognition jobs with their results, references to the uploaded photos (the photos are purged with their jobs), and cached recommendations. Names in the request language.
+         */
+        get: operations["exportMyData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete the account and everything that belongs to it
+         * @description Removes the user, every row of theirs, the dishes and recipes made for them, their jobs and photos, and signs out every session at once (their access tokens stop working on every API process). Catalog rows and other users are untouched. Signing in again with the same identity creates a new, empty account.
+         */
+        delete: operations["deleteAccount"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -936,6 +1016,8 @@ export interface components {
                 fat_g: number;
                 carbs_g: number;
             } | null;
+            /** @description bumped on every change; `If-Match` with it makes an update conditional (412 when stale) */
+            version: number;
         };
         /** @description partial update: only sent fields change */
         ProfileUpdate: {
@@ -1129,6 +1211,8 @@ export interface components {
              * @description RFC 3339, UTC
              */
             created_at: string;
+            /** @description bumped on every change; `If-Match` with it makes an update conditional (412 when stale) */
+            version: number;
         };
         NutritionTotals: {
             calories: number;
@@ -1152,6 +1236,8 @@ export interface components {
         };
         /** @description exactly one of dish_id, name, product_id; no macro values */
         NewDiaryEntry: {
+            /** @description a UUID (version 4 or 7) made by the client: the same id and body again answer 200 with the stored row and create nothing; another body (or a deleted row of that id) is 409 `id_conflict`. Stored and returned in lowercase. */
+            id?: string;
             /**
              * Format: date
              * @description YYYY-MM-DD, 1900-01-01 to 2100-12-31
@@ -1220,9 +1306,13 @@ export interface components {
             expires_at: string;
             /** @description calendar days (UTC) until expiry; negative once expired */
             days_left: number;
+            /** @description bumped on every change; `If-Match` with it makes an update conditional (412 when stale) */
+            version: number;
         };
         /** @description product_id or name (found in the catalog, else kept as your own item) */
         NewPantryItem: {
+            /** @description a UUID (version 4 or 7) made by the client: the same id and body again answer 200 with the stored row and create nothing; another body (or a deleted row of that id) is 409 `id_conflict`. Stored and returned in lowercase. */
+            id?: string;
             /** Format: uuid */
             product_id?: string;
             name?: string;
@@ -1246,6 +1336,12 @@ export interface components {
             added_at?: string;
             name?: string;
         };
+        NewSavedRecipe: {
+            /** @description a UUID (version 4 or 7) made by the client: the same id and body again answer 200 with the stored row and create nothing; another body (or a deleted row of that id) is 409 `id_conflict`. Stored and returned in lowercase. */
+            id?: string;
+            /** Format: uuid */
+            recipe_id: string;
+        };
         SavedRecipe: {
             /** Format: uuid */
             id: string;
@@ -1268,6 +1364,8 @@ export interface components {
              * @description RFC 3339, UTC
              */
             saved_at: string;
+            /** @description bumped on every change; `If-Match` with it makes an update conditional (412 when stale) */
+            version: number;
         };
         Recommendation: components["schemas"]["Recipe"] & {
             /** @description in the request language */
@@ -1301,6 +1399,8 @@ export interface components {
             saturated_fat_g: number | null;
             salt_g: number | null;
             image_url: string | null;
+            /** @description bumped on every change; `If-Match` with it makes an update conditional (412 when stale) */
+            version: number;
         };
         MenuPlan: {
             id: string | null;
@@ -1339,7 +1439,7 @@ export interface components {
                 salt_g: number | null;
             };
         };
-        /** @description upserts the named slots; every other slot is kept */
+        /** @description upserts the named slots; every other slot is kept. An item `id` made by the client names the slot's item: a slot held by an item of another id gets the new one (the old id is deleted); an id that names another slot or user is 409 `id_conflict`. Sending the same body again changes nothing. */
         MenuInput: {
             /**
              * Format: date
@@ -1347,6 +1447,8 @@ export interface components {
              */
             week_start: string;
             items: {
+                /** @description a UUID (version 4 or 7) made by the client: the same id and body again answer 200 with the stored row and create nothing; another body (or a deleted row of that id) is 409 `id_conflict`. Stored and returned in lowercase. */
+                id?: string;
                 /**
                  * Format: date
                  * @description YYYY-MM-DD, 1900-01-01 to 2100-12-31
@@ -1380,6 +1482,13 @@ export interface components {
             unit_code: string | null;
             unit_name: string | null;
             checked: boolean;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD, 1900-01-01 to 2100-12-31
+             */
+            week_start: string;
+            /** @description bumped on every change; `If-Match` with it makes an update conditional (412 when stale) */
+            version: number;
         };
         ShoppingList: {
             id: string | null;
@@ -1398,6 +1507,8 @@ export interface components {
         };
         /** @description a manual item (kept when the list is regenerated); week_start defaults to the current week */
         NewShoppingListItem: {
+            /** @description a UUID (version 4 or 7) made by the client: the same id and body again answer 200 with the stored row and create nothing; another body (or a deleted row of that id) is 409 `id_conflict`. Stored and returned in lowercase. */
+            id?: string;
             /**
              * Format: date
              * @description YYYY-MM-DD, 1900-01-01 to 2100-12-31
@@ -1497,6 +1608,45 @@ export interface components {
         };
         ApplyRequest: {
             item_indexes?: number[];
+        };
+        SyncPage: {
+            changes: {
+                diary_entries: {
+                    /** @description created or changed since the cursor, as their own endpoint shows them */
+                    upserted: components["schemas"]["DiaryEntry"][];
+                    /** @description ids deleted since the cursor */
+                    deleted: string[];
+                };
+                user_products: {
+                    /** @description created or changed since the cursor, as their own endpoint shows them */
+                    upserted: components["schemas"]["PantryItem"][];
+                    /** @description ids deleted since the cursor */
+                    deleted: string[];
+                };
+                saved_recipes: {
+                    /** @description created or changed since the cursor, as their own endpoint shows them */
+                    upserted: components["schemas"]["SavedRecipe"][];
+                    /** @description ids deleted since the cursor */
+                    deleted: string[];
+                };
+                menu_items: {
+                    /** @description created or changed since the cursor, as their own endpoint shows them */
+                    upserted: components["schemas"]["MenuItem"][];
+                    /** @description ids deleted since the cursor */
+                    deleted: string[];
+                };
+                shopping_items: {
+                    /** @description created or changed since the cursor, as their own endpoint shows them */
+                    upserted: components["schemas"]["ShoppingListItem"][];
+                    /** @description ids deleted since the cursor */
+                    deleted: string[];
+                };
+            };
+            profile: components["schemas"]["Profile"] | null;
+            /** @description opaque: send it as `cursor` for the next page, or later for what changed */
+            cursor: string;
+            /** @description true: pull again with `cursor` at once; false: the client is up to date */
+            has_more: boolean;
         };
     };
     responses: never;
@@ -1991,6 +2141,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description the row's `version` as the client last saw it (`3`, or as an ETag `"3"` / `W/"3"`): the update is applied only if the row has not changed since, else `412`. Without it the last write wins. */
+                "if-match"?: string;
                 /** @description Language of translated fields (RFC 9110 list with q-values; POSIX tags such as pt_BR.UTF-8 accepted). The query parameter `lang` wins over it, then the profile language, then English. */
                 "Accept-Language"?: string;
             };
@@ -2033,6 +2185,15 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3280,6 +3441,15 @@ export interface operations {
         };
         responses: {
             /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DiaryEntry"];
+                };
+            };
+            /** @description Default Response */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3461,6 +3631,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description the row's `version` as the client last saw it (`3`, or as an ETag `"3"` / `W/"3"`): the update is applied only if the row has not changed since, else `412`. Without it the last write wins. */
+                "if-match"?: string;
                 /** @description Language of translated fields (RFC 9110 list with q-values; POSIX tags such as pt_BR.UTF-8 accepted). The query parameter `lang` wins over it, then the profile language, then English. */
                 "Accept-Language"?: string;
             };
@@ -3505,6 +3677,15 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3727,6 +3908,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PantryItem"];
+                };
+            };
             /** @description Default Response */
             201: {
                 headers: {
@@ -3979,6 +4169,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description the row's `version` as the client last saw it (`3`, or as an ETag `"3"` / `W/"3"`): the update is applied only if the row has not changed since, else `412`. Without it the last write wins. */
+                "if-match"?: string;
                 /** @description Language of translated fields (RFC 9110 list with q-values; POSIX tags such as pt_BR.UTF-8 accepted). The query parameter `lang` wins over it, then the profile language, then English. */
                 "Accept-Language"?: string;
             };
@@ -4022,6 +4214,15 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4163,10 +4364,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** Format: uuid */
-                    recipe_id: string;
-                };
+                "application/json": components["schemas"]["NewSavedRecipe"];
             };
         };
         responses: {
@@ -4208,6 +4406,15 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4665,7 +4872,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description upserts the named slots; every other slot is kept */
+        /** @description upserts the named slots; every other slot is kept. An item `id` made by the client names the slot's item: a slot held by an item of another id gets the new one (the old id is deleted); an id that names another slot or user is 409 `id_conflict`. Sending the same body again changes nothing. */
         requestBody: {
             content: {
                 "application/json": components["schemas"]["MenuInput"];
@@ -4701,6 +4908,15 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5256,6 +5472,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description the row's `version` as the client last saw it (`3`, or as an ETag `"3"` / `W/"3"`): the update is applied only if the row has not changed since, else `412`. Without it the last write wins. */
+                "if-match"?: string;
                 /** @description Language of translated fields (RFC 9110 list with q-values; POSIX tags such as pt_BR.UTF-8 accepted). The query parameter `lang` wins over it, then the profile language, then English. */
                 "Accept-Language"?: string;
             };
@@ -5301,6 +5519,15 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5373,6 +5600,15 @@ export interface operations {
         };
         responses: {
             /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShoppingListItem"];
+                };
+            };
+            /** @description Default Response */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -5401,6 +5637,15 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6438,6 +6683,283 @@ export interface operations {
             };
             /** @description Default Response */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request headers too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Busy, shutting down or the database unreachable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSyncChanges: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: {
+                /** @description Language of translated fields (RFC 9110 list with q-values; POSIX tags such as pt_BR.UTF-8 accepted). The query parameter `lang` wins over it, then the profile language, then English. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncPage"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request headers too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Busy, shutting down or the database unreachable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamSyncChanges: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of translated fields (RFC 9110 list with q-values; POSIX tags such as pt_BR.UTF-8 accepted). The query parameter `lang` wins over it, then the profile language, then English. */
+                "Accept-Language"?: string;
+                /** @description The id of the last event received, to resume after a reconnect */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A text/event-stream that sends `event: changed` whenever any of the caller's synced rows change, with `data: {"cursor": "..."}` (the feed position after the change, also the event `id`). It carries no rows: pull `GET /sync` with your own stored cursor. Reconnecting with Last-Event-ID sends an event at once if anything changed since. Comments (`:`) keep the connection alive. Errors before the stream starts are JSON. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request headers too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Busy, shutting down or the database unreachable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportMyData: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of translated fields (RFC 9110 list with q-values; POSIX tags such as pt_BR.UTF-8 accepted). The query parameter `lang` wins over it, then the profile language, then English. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the export document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: wait for Retry-After seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request headers too large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Busy, shutting down or the database unreachable: retry after Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Language of translated fields (RFC 9110 list with q-values; POSIX tags such as pt_BR.UTF-8 accepted). The query parameter `lang` wins over it, then the profile language, then English. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

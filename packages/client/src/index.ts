@@ -3,12 +3,14 @@ import type { components, paths } from './api.generated.ts';
 import { jobEvents, type StreamOptions } from './job-stream.ts';
 import { joinUrl, Session, type SessionOptions } from './session.ts';
 import { type Photo, type UploadOptions, uploadPhotos } from './uploads.ts';
+import { pullChanges } from './sync.ts';
 
 export type { components, operations, paths } from './api.generated.ts';
 export { ApiError } from './errors.ts';
 export type { JobEvent, StreamOptions } from './job-stream.ts';
 export { Session, type SessionOptions, type TokenPair } from './session.ts';
 export type { JobAccepted, Photo, UploadOptions } from './uploads.ts';
+export type { SyncPage, SyncResult } from './sync.ts';
 
 export type Schemas = components['schemas'];
 export type MealType = NonNullable<Schemas['DiaryEntry']['meal_type']>;
@@ -31,9 +33,12 @@ export function createNutritionClient(options: ClientOptions) {
   };
   const url = (path: string) => joinUrl(options.baseUrl, path);
   const job = (path: string, id: string) => url(`${path}/${encodeURIComponent(id)}/stream`);
+  const api = createClient<paths>({ baseUrl: options.baseUrl.replace(/\/$/, ''), fetch: send });
   return {
-    api: createClient<paths>({ baseUrl: options.baseUrl.replace(/\/$/, ''), fetch: send }),
+    api,
     session,
+    /** Pulls the change feed from `cursor` until it is up to date; keep the returned cursor for the next pull. */
+    sync: (cursor?: string, limit?: number) => pullChanges(api, cursor, limit),
     recognizeDish: (
       photo: Photo,
       fields: { target_date?: string; target_meal_type?: MealType } = {},

@@ -202,3 +202,27 @@ t.test('job streams: an async iterator that resumes after a dropped connection w
   })().catch((e: unknown) => e);
   t.ok(foreign instanceof ApiError && foreign.status === 404, "another user's job is 404");
 });
+
+t.test('sync(): pulls every page until up to date, then only what changed, with client-made ids', async (t) => {
+  const { baseUrl, sql } = await served(t);
+  const client = createNutritionClient({ baseUrl });
+  await client.session.signIn('client-syncer');
+  const [milk] = await sql`SELECT id FROM products WHERE code = 'milk'`;
+  const ids = Array.from({ length: 5 }, () => crypto.randomUUID());
+  for (const id of ids) {
+    const { response } = await client.api.POST('/user-products', {
+      body: { id, product_id: milk!.id, quantity: 1, unit_code: 'l' },
+    });
+    t.equal(response.status, 201);
+  }
+  const first = await client.sync(undefined, 2);
+  t.ok(first.pages >= 3, `${first.pages} pages of 2`);
+  t.same(first.changes.user_products.upserted.map((row) => row.id).sort(), [...ids].sort());
+  t.ok(first.profile, 'the profile comes with the first pull');
+
+  await client.api.DELETE('/user-products/{id}', { params: { path: { id: ids[0]! } } });
+  const next = await client.sync(first.cursor);
+  t.same(next.changes.user_products, { upserted: [], deleted: [ids[0]] });
+  t.equal(next.profile, null);
+  await t.rejects(client.sync('not-a-cursor'), { name: 'ApiError', status: 400, code: 'invalid_cursor' });
+});
