@@ -48,6 +48,7 @@ t.test('the quick benchmark runs end to end and reports every figure', async (t)
     'search',
     'search-load',
     'sse',
+    'sync',
     'uploads',
   ]);
   for (const row of rows) {

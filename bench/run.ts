@@ -13,6 +13,7 @@ import { queueBench } from './queue.ts';
 import { sseBench } from './sse.ts';
 import { menuBench } from './menu.ts';
 import { uploadBench } from './uploads.ts';
+import { syncBench } from './sync.ts';
 import { root, type Row } from './lib.ts';
 
 /**
@@ -70,6 +71,7 @@ try {
   await step('search', () => searchBench(url, sizes.queries));
   await step('search-load', () => searchLoadBench(url, sizes.apiSeconds));
   await step('app-mixed', () => appMixedBench(url, sizes.apiSeconds));
+  await step('sync', () => syncBench(url, sizes.menuRuns));
   await step('queue', () => queueBench(url, sizes.jobs, sizes.pickups));
   await step('sse', () => sseBench(url, sizes.streams));
   await step('uploads', () => uploadBench(url, sizes.uploads));
