@@ -35,41 +35,40 @@ export type ClientIdKind = keyof typeof CLIENT_ID_TABLES;
  */
 export function syncRepository(sql: Queryable) {
   return {
-    /** Makes the surrounding transaction read one snapshot throughout (first statement of the transaction). */
-    async repeatableRead(): Promise<void> {
-      await sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY`;
-    },
-
-    async snapshot(): Promise<string> {
-      const [row] = await sql<{ snapshot: string }[]>`SELECT pg_current_snapshot()::text AS snapshot`;
-      return row!.snapshot;
-    },
-
     /**
      * The user's changes not seen by `since` (all without it) and seen by `upTo` (a page's fixed upper bound; rows
-     * changed again after it wait for the next round), after `after`, in feed order.
+     * changed again after it wait for the next round), after `after`, in feed order; with the snapshot the statement
+     * read them in (the next round's lower bound).
      */
     async changes(
       userId: string,
       opts: { since: string | null; upTo: string | null; after: FeedPosition | null; limit: number },
-    ): Promise<ChangeRow[]> {
-      return sql<ChangeRow[]>`
-        SELECT kind, row_id, deleted, xid::text AS xid FROM sync_changes
-        WHERE user_id = ${userId}
-          ${
-            opts.since === null
-              ? sql``
-              : sql`AND xid >= pg_snapshot_xmin(${opts.since}::pg_snapshot)
-                    AND NOT pg_visible_in_snapshot(xid, ${opts.since}::pg_snapshot)`
-          }
-          ${opts.upTo === null ? sql`` : sql`AND pg_visible_in_snapshot(xid, ${opts.upTo}::pg_snapshot)`}
-          ${
-            opts.after === null
-              ? sql``
-              : sql`AND (xid, kind, row_id) > (${opts.after.xid}::xid8, ${opts.after.kind}, ${opts.after.id}::uuid)`
-          }
-        ORDER BY xid, kind, row_id
-        LIMIT ${opts.limit}`;
+    ): Promise<{ snapshot: string; rows: ChangeRow[] }> {
+      const [page] = await sql<{ snapshot: string; rows: ChangeRow[] }[]>`
+        SELECT pg_current_snapshot()::text AS snapshot, COALESCE((SELECT json_agg(c) FROM (
+          SELECT kind, row_id, deleted, xid::text AS xid FROM sync_changes
+          WHERE user_id = ${userId}
+            ${
+              opts.since === null
+                ? sql``
+                : sql`AND xid >= pg_snapshot_xmin(${opts.since}::pg_snapshot)
+                      AND NOT pg_visible_in_snapshot(xid, ${opts.since}::pg_snapshot)`
+            }
+            ${opts.upTo === null ? sql`` : sql`AND pg_visible_in_snapshot(xid, ${opts.upTo}::pg_snapshot)`}
+            ${
+              opts.after === null
+                ? sql``
+                : sql`AND (xid, kind, row_id) > (${opts.after.xid}::xid8, ${opts.after.kind}, ${opts.after.id}::uuid)`
+            }
+          ORDER BY xid, kind, row_id
+          LIMIT ${opts.limit}) c), '[]') AS rows`;
+      return page!;
+    },
+
+    /** The current snapshot: the feed's head, as a cursor's lower bound. */
+    async snapshot(): Promise<string> {
+      const [row] = await sql<{ snapshot: string }[]>`SELECT pg_current_snapshot()::text AS snapshot`;
+      return row!.snapshot;
     },
 
     /** Forgets deletions older than the retention period; returns how many. */

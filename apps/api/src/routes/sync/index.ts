@@ -155,69 +155,62 @@ const sync: FastifyPluginAsyncTypebox<{ secret: string }> = async (app, opts) =>
       if (given !== undefined && !cursor) throw badRequest('cursor is not one this API returned', 'invalid_cursor');
       if (cursor?.st != null && app.now().getTime() - cursor.st > RETENTION_MS)
         throw new HttpError(410, 'sync_reset', 'The cursor is older than the deletions kept: pull without a cursor');
-      const time = await app.userTime(request);
       const language = request.language;
 
-      return app.transaction(async (tx) => {
-        const feed = syncRepository(tx);
-        await feed.repeatableRead();
-        // A round's upper bound is the snapshot of its first page; later pages keep it, so rows changed meanwhile
-        // wait for the next round instead of shifting the order under the pages.
-        const upTo = cursor?.h ?? (await feed.snapshot());
-        const upToAt = cursor?.ht ?? app.now().getTime();
-        const rows = await feed.changes(userId, {
+      // The feed and its snapshot in one statement; the rows are read after it, so a row may come newer than the
+      // snapshot (it comes again next round, harmless to an upsert) or be gone (its tombstone comes next round).
+      const [{ snapshot, rows }, time] = await Promise.all([
+        syncRepository(app.sql).changes(userId, {
           since: cursor?.s ?? null,
           upTo: cursor?.h ?? null,
           after: cursor?.a ?? null,
           limit: limit + 1,
-        });
-        const page = rows.slice(0, limit);
-        const hasMore = rows.length > limit;
-        const ids = (kind: SyncKind) => page.filter((r) => r.kind === kind && !r.deleted).map((r) => r.row_id);
-        const deleted = (kind: SyncKind) => page.filter((r) => r.kind === kind && r.deleted).map((r) => r.row_id);
-        const some = <T>(list: string[], read: (ids: string[]) => Promise<T[]>) =>
-          list.length === 0 ? Promise.resolve([]) : read(list);
-
-        const upserted = {
-          diary_entries: await some(ids('diary_entries'), (list) => diaryRepository(tx).byIds(userId, list, language)),
-          user_products: await some(ids('user_products'), (list) =>
-            pantryRepository(tx).byIds(userId, list, language, time),
-          ),
-          saved_recipes: await some(ids('saved_recipes'), (list) =>
-            savedRecipeRepository(tx).byIds(userId, list, language),
-          ),
-          menu_items: await some(ids('menu_items'), (list) => menuRepository(tx).itemsByIds(userId, list, language)),
-          shopping_items: await some(ids('shopping_items'), (list) =>
-            shoppingRepository(tx).itemsByIds(userId, list, language),
-          ),
-        };
-        const profileChanged = page.some((r) => r.kind === 'profile' && !r.deleted);
-        const profile = profileChanged ? await profileRepository(tx).get(userId) : null;
-        const last: ChangeRow | undefined = page.at(-1);
-        const next: FeedCursor =
-          hasMore && last
-            ? {
-                u: userId,
-                s: cursor?.s ?? null,
-                st: cursor?.st ?? null,
-                h: upTo,
-                ht: upToAt,
-                a: { xid: last.xid, kind: last.kind, id: last.row_id },
-              }
-            : { u: userId, s: upTo, st: upToAt };
-        return {
-          changes: {
-            diary_entries: { upserted: upserted.diary_entries, deleted: deleted('diary_entries') },
-            user_products: { upserted: upserted.user_products, deleted: deleted('user_products') },
-            saved_recipes: { upserted: upserted.saved_recipes, deleted: deleted('saved_recipes') },
-            menu_items: { upserted: upserted.menu_items, deleted: deleted('menu_items') },
-            shopping_items: { upserted: upserted.shopping_items, deleted: deleted('shopping_items') },
-          },
-          profile: profile && present(profile, time.today),
-          cursor: encode(next),
-          has_more: hasMore,
-        };
-      });
+        }),
+        app.userTime(request),
+      ]);
+      // A round's upper bound is the snapshot of its first page; later pages keep it, so rows changed meanwhile wait
+      // for the next round instead of shifting the order under the pages.
+      const upTo = cursor?.h ?? snapshot;
+      const upToAt = cursor?.ht ?? app.now().getTime();
+      const page = rows.slice(0, limit);
+      const hasMore = rows.length > limit;
+      const ids = (kind: SyncKind) => page.filter((r) => r.kind === kind && !r.deleted).map((r) => r.row_id);
+      const deleted = (kind: SyncKind) => page.filter((r) => r.kind === kind && r.deleted).map((r) => r.row_id);
+      const some = async <T>(list: string[], read: (ids: string[]) => Promise<T[]>) =>
+        list.length === 0 ? [] : read(list);
+      const sql = app.sql;
+      const [diary, pantry, bookmarks, menu, shopping, profile] = await Promise.all([
+        some(ids('diary_entries'), (list) => diaryRepository(sql).byIds(userId, list, language)),
+        some(ids('user_products'), (list) => pantryRepository(sql).byIds(userId, list, language, time)),
+        some(ids('saved_recipes'), (list) => savedRecipeRepository(sql).byIds(userId, list, language)),
+        some(ids('menu_items'), (list) => menuRepository(sql).itemsByIds(userId, list, language)),
+        some(ids('shopping_items'), (list) => shoppingRepository(sql).itemsByIds(userId, list, language)),
+        page.some((r) => r.kind === 'profile') ? profileRepository(sql).get(userId) : null,
+      ]);
+      const last: ChangeRow | undefined = page.at(-1);
+      const next: FeedCursor =
+        hasMore && last
+          ? {
+              u: userId,
+              s: cursor?.s ?? null,
+              st: cursor?.st ?? null,
+              h: upTo,
+              ht: upToAt,
+              a: { xid: last.xid, kind: last.kind, id: last.row_id },
+            }
+          : { u: userId, s: upTo, st: upToAt };
+      return {
+        changes: {
+          diary_entries: { upserted: diary, deleted: deleted('diary_entries') },
+          user_products: { upserted: pantry, deleted: deleted('user_products') },
+          saved_recipes: { upserted: bookmarks, deleted: deleted('saved_recipes') },
+          menu_items: { upserted: menu, deleted: deleted('menu_items') },
+          shopping_items: { upserted: shopping, deleted: deleted('shopping_items') },
+        },
+        profile: profile && present(profile, time.today),
+        cursor: encode(next),
+        has_more: hasMore,
+      };
     },
   );
 
@@ -270,13 +263,13 @@ const sync: FastifyPluginAsyncTypebox<{ secret: string }> = async (app, opts) =>
       const resumed = request.headers['last-event-id'];
       const since = typeof resumed === 'string' ? decode(resumed, userId) : null;
       if (since?.s) {
-        const [change] = await syncRepository(app.sql).changes(userId, {
+        const { rows } = await syncRepository(app.sql).changes(userId, {
           since: since.s,
           upTo: null,
           after: null,
           limit: 1,
         });
-        if (change) wake(userId);
+        if (rows.length > 0) wake(userId);
       }
     },
   );
