@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { weekStart } from '@nutrition/domain';
+import { syncRepository } from '@nutrition/db/repositories';
 import { as, assertError, buildTestApp, login } from './helpers.ts';
 
 const uuid4 = () => crypto.randomUUID();
@@ -465,4 +466,27 @@ t.test('the sync stream wakes on a change of the caller only, and on reconnect a
   const caughtUp = openStream(url, sa.access_token, { 'last-event-id': (back.events[0] as { id: string }).id });
   t.teardown(() => caughtUp.close());
   t.equal(await caughtUp.next(500), undefined, 'nothing since that position: no event');
+});
+
+t.test('tombstones are kept for the retention period and purged after it', async (t) => {
+  const { app, sql } = await buildTestApp(t);
+  const session = await login(app, 'forgetter');
+  const a = as(app, session);
+  const [milk] = await sql`SELECT id FROM products WHERE code = 'milk'`;
+  const { cursor } = await pullAll(a);
+  const ids: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    const item = await a({
+      method: 'POST',
+      url: '/user-products',
+      payload: { product_id: milk!.id, quantity: 1, unit_code: 'l' },
+    });
+    ids.push(item.json().id);
+    await a({ method: 'DELETE', url: `/user-products/${item.json().id}` });
+  }
+  await sql`UPDATE sync_changes SET changed_at = now() - interval '32 days' WHERE row_id = ${ids[0]!}`;
+  await sql`UPDATE sync_changes SET changed_at = now() - interval '30 days' WHERE row_id = ${ids[1]!}`;
+  t.equal(await syncRepository(app.sql).purgeTombstones(31), 1);
+  t.same((await pullAll(a, cursor)).tombstones('user_products'), [ids[1]], 'the 30-day-old deletion is still told');
+  t.same((await pullAll(a)).tombstones('user_products'), [], 'a first pull has no deletions to tell');
 });

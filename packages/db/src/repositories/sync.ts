@@ -30,15 +30,14 @@ export type ClientIdKind = keyof typeof CLIENT_ID_TABLES;
 /**
  * The change feed (`sync_changes`, written by triggers). A cursor's lower bound is a snapshot (`pg_snapshot` text):
  * the changes since are those whose transaction that snapshot did not see and the reader's does, so a transaction
- * that began before the cursor and committed after it is still found. Run inside one REPEATABLE READ transaction, so
- * the snapshot it reports is the one its reads saw.
+ * that began before the cursor and committed after it is still found.
  */
 export function syncRepository(sql: Queryable) {
   return {
     /**
-     * The user's changes not seen by `since` (all without it) and seen by `upTo` (a page's fixed upper bound; rows
-     * changed again after it wait for the next round), after `after`, in feed order; with the snapshot the statement
-     * read them in (the next round's lower bound).
+     * The user's changes not seen by `since` (without it, every row that exists: a first pull needs no deletions)
+     * and seen by `upTo` (a page's fixed upper bound; rows changed again after it wait for the next round), after
+     * `after`, in feed order; with the snapshot the statement read them in (the next round's lower bound).
      */
     async changes(
       userId: string,
@@ -50,7 +49,7 @@ export function syncRepository(sql: Queryable) {
           WHERE user_id = ${userId}
             ${
               opts.since === null
-                ? sql``
+                ? sql`AND NOT deleted`
                 : sql`AND xid >= pg_snapshot_xmin(${opts.since}::pg_snapshot)
                       AND NOT pg_visible_in_snapshot(xid, ${opts.since}::pg_snapshot)`
             }
