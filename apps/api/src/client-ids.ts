@@ -1,10 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Queryable } from '@nutrition/db';
 import { type ClientIdKind, syncRepository } from '@nutrition/db/repositories';
-import { conflict } from './errors.ts';
+import { conflict, violatedUnique } from './errors.ts';
 import { fingerprint, idempotent } from './idempotency.ts';
-
-const UNIQUE_VIOLATION = '23505';
 
 /**
  * A create that may carry a client-made id (an app that works offline names its rows itself): the same id with the
@@ -45,28 +43,21 @@ export async function createOnce(
       );
     return reply.status(200).send(await opts.read(id));
   };
-  if (id === undefined) {
-    await opts.prepare?.();
-    return idempotent(
-      app,
-      request,
-      reply,
-      () => hash,
-      (tx) => opts.create(tx, undefined),
-    );
+  if (id !== undefined) {
+    const answered = await replay(id);
+    if (answered) return answered;
   }
-  const answered = await replay(id);
-  if (answered) return answered;
   await opts.prepare?.();
+  const client = id === undefined ? undefined : { id, hash };
   return idempotent(
     app,
     request,
     reply,
     () => hash,
-    (tx) => opts.create(tx, { id, hash }),
-  ).catch(async (err: { code?: string; constraint_name?: string }) => {
+    (tx) => opts.create(tx, client),
+  ).catch(async (err: unknown) => {
     // The same id created by a parallel copy of this request (or by anyone) since the look above.
-    if (err.code === UNIQUE_VIOLATION && err.constraint_name?.endsWith('_pkey')) {
+    if (id !== undefined && violatedUnique(err)?.endsWith('_pkey')) {
       const answered = await replay(id);
       if (answered) return answered;
     }

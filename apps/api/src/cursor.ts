@@ -1,5 +1,7 @@
 import { badRequest } from './errors.ts';
 
+export const invalidCursor = () => badRequest('cursor is not one this API returned', 'invalid_cursor');
+
 /** Opaque page cursors: base64url JSON, checked on the way back in (a tampered cursor is a 400, never a 500). */
 export function encodeCursor(value: unknown): string {
   return Buffer.from(JSON.stringify(value)).toString('base64url');
@@ -13,7 +15,7 @@ export function decodeCursor<T>(cursor: string | undefined, valid: (value: unkno
   } catch {
     // falls through to the 400
   }
-  throw badRequest('cursor is not one this API returned', 'invalid_cursor');
+  throw invalidCursor();
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -31,12 +31,10 @@ export function accountRepository(sql: Queryable) {
       return rows.map((r) => r.week_start);
     },
 
-    /** The dishes and recipes made for the user (stubs, recognitions, recommendations, menus). */
-    async ownDishAndRecipeIds(userId: string): Promise<{ dishes: string[]; recipes: string[] }> {
-      const [row] = await sql<{ dishes: string[]; recipes: string[] }[]>`
-        SELECT ARRAY(SELECT id FROM dishes WHERE created_by = ${userId} ORDER BY id)::text[] AS dishes,
-               ARRAY(SELECT id FROM recipes WHERE created_by = ${userId} ORDER BY id)::text[] AS recipes`;
-      return row!;
+    /** The dishes or recipes made for the user (stubs, recognitions, recommendations, menus). */
+    async ownIds(table: 'dishes' | 'recipes', userId: string): Promise<string[]> {
+      const rows = await sql<{ id: string }[]>`SELECT id FROM ${sql(table)} WHERE created_by = ${userId} ORDER BY id`;
+      return rows.map((r) => r.id);
     },
 
     /** Recommendation sets kept for the user (per day, language and meal type). */

@@ -16,7 +16,7 @@ import { errors } from '../../schemas.ts';
 import { notFound } from '../../errors.ts';
 import { present as presentProfile } from '../profile/present.ts';
 import { present as presentWeek } from '../menu/present.ts';
-import { group } from '../shopping-list/present.ts';
+import { renderList } from '../shopping-list/present.ts';
 
 /** The user's data rights: everything held about them as one document, and the account's deletion. */
 const account: FastifyPluginAsyncTypebox = async (app) => {
@@ -73,26 +73,21 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
           async () => {
             const lists = shoppingRepository(sql);
             const weeks = await mine.shoppingWeeks(userId);
-            return Promise.all(
-              weeks.map(async (week) => {
-                const list = (await lists.list(userId, week))!;
-                return { ...list, groups: group(await lists.items(list.id, language)) };
-              }),
-            );
+            return Promise.all(weeks.map((week) => renderList(lists, userId, week, language)));
           },
         ],
         [
           'own_dishes',
           async () => {
-            const { dishes } = await mine.ownDishAndRecipeIds(userId);
-            return Promise.all(dishes.map((id) => catalog.dishById(userId, id, language)));
+            const ids = await mine.ownIds('dishes', userId);
+            return Promise.all(ids.map((id) => catalog.dishById(userId, id, language)));
           },
         ],
         [
           'own_recipes',
           async () => {
-            const { recipes } = await mine.ownDishAndRecipeIds(userId);
-            return Promise.all(recipes.map((id) => catalog.recipeById(userId, id, language)));
+            const ids = await mine.ownIds('recipes', userId);
+            return Promise.all(ids.map((id) => catalog.recipeById(userId, id, language)));
           },
         ],
         ['dish_jobs', () => jobs.allOf('dish', userId, language)],

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { diaryRepository, energyInputs, type StoredProfile } from '@nutrition/db/repositories';
 import { energyProfile, isValidDate, portionsOfGrams, todayIn } from '@nutrition/domain';
 import { errors, IdParams, Nullable } from '../../schemas.ts';
-import { conflict, notFound, validationFailed } from '../../errors.ts';
+import { conflict, notFound, validationFailed, violatedUnique } from '../../errors.ts';
 import { createOnce } from '../../client-ids.ts';
 import { ifMatchVersion, IfMatchHeader, preconditionFailed } from '../../if-match.ts';
 import { Counter } from 'prom-client';
@@ -11,7 +11,6 @@ import { TextCache } from '../../text-cache.ts';
 import { decodeCursor, encodeCursor, isTimestamp, isUuid } from '../../cursor.ts';
 import { DiaryDay, DiaryEntry, DiaryQuery, EntryPatch, NewEntry, RecentItem, RecentQuery } from './schemas.ts';
 
-const UNIQUE_VIOLATION = '23505';
 const jobAlreadyLinked = () =>
   conflict('This recognition job is already linked to a diary entry', 'job_already_linked');
 
@@ -183,9 +182,9 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
           });
           return { status: 201, body: (await diary.get(userId, id, request.language))! };
         },
-      }).catch((err: { code?: string; constraint_name?: string }) => {
+      }).catch((err: unknown) => {
         // Two requests linking one job at the same moment: the unique index decides.
-        if (err.code === UNIQUE_VIOLATION && err.constraint_name === 'meal_diary_job_idx') throw jobAlreadyLinked();
+        if (violatedUnique(err) === 'meal_diary_job_idx') throw jobAlreadyLinked();
         throw err;
       });
     },

@@ -13,7 +13,7 @@ import {
   weekStart as mondayOf,
 } from '@nutrition/domain';
 import { errors, IdParams } from '../../schemas.ts';
-import { conflict, notFound, validationFailed } from '../../errors.ts';
+import { conflict, notFound, validationFailed, violatedUnique } from '../../errors.ts';
 import { planningContext, photosFor, saveRecipes } from '../../planning.ts';
 import type { Config } from '../../config.ts';
 import { GenerateMenu, Plan, PutMenu, RequiredWeekQuery, WeekQuery } from './schemas.ts';
@@ -87,10 +87,9 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
           }
           await weekMenus.upsertSlots(request.user.id, week_start, slots);
         })
-        .catch((err: { code?: string; constraint_name?: string }) => {
+        .catch((err: unknown) => {
           // A client-made id already naming another slot, or another user's item.
-          if (err.code === '23505' && err.constraint_name === 'menu_items_pkey')
-            throw conflict('An item id names another slot', 'id_conflict');
+          if (violatedUnique(err) === 'menu_items_pkey') throw conflict('An item id names another slot', 'id_conflict');
           throw err;
         });
       return present(week_start, await menus.plan(request.user.id, week_start, request.language));

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { shoppingRepository } from '@nutrition/db/repositories';
-import { group } from './present.ts';
+import { renderList } from './present.ts';
 import { isMonday, shoppingLines, weekStart as mondayOf } from '@nutrition/domain';
 import { named, ClientId, DateString, errors, IdParams, Nullable, Timestamp, Uuid, Version } from '../../schemas.ts';
 import { notFound, validationFailed } from '../../errors.ts';
@@ -68,11 +68,8 @@ const shoppingList: FastifyPluginAsyncTypebox = async (app) => {
     if (!isMonday(w)) throw validationFailed(path, 'must be a Monday (YYYY-MM-DD)');
     return w;
   };
-  const render = async (userId: string, weekStart: string, language: string) => {
-    const list = await shopping.list(userId, weekStart);
-    if (!list) return { id: null, week_start: weekStart, generated_at: null, groups: [] };
-    return { ...list, groups: group(await shopping.items(list.id, language)) };
-  };
+  const render = (userId: string, weekStart: string, language: string) =>
+    renderList(shopping, userId, weekStart, language);
   const itemById = async (userId: string, id: string, language: string, repository = shopping) => {
     const [row] = await repository.itemsByIds(userId, [id], language);
     if (!row) throw notFound('Shopping list item');

@@ -1,4 +1,4 @@
-import type { ShoppingItemRow } from '@nutrition/db/repositories';
+import type { ShoppingItemRow, shoppingRepository } from '@nutrition/db/repositories';
 
 type Line = Omit<ShoppingItemRow, 'category_code' | 'category_name' | 'shop_order'>;
 
@@ -12,4 +12,16 @@ export function group(items: ShoppingItemRow[]) {
     g.items.push(item);
   }
   return groups;
+}
+
+/** A week's list as the API shows it (an empty one when the week has none). */
+export async function renderList(
+  shopping: ReturnType<typeof shoppingRepository>,
+  userId: string,
+  weekStart: string,
+  language: string,
+) {
+  const list = await shopping.list(userId, weekStart);
+  if (!list) return { id: null, week_start: weekStart, generated_at: null, groups: [] };
+  return { ...list, groups: group(await shopping.items(list.id, language)) };
 }

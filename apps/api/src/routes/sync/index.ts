@@ -13,7 +13,8 @@ import {
   type FeedPosition,
   type SyncKind,
 } from '@nutrition/db/repositories';
-import { badRequest, HttpError } from '../../errors.ts';
+import { HttpError } from '../../errors.ts';
+import { invalidCursor } from '../../cursor.ts';
 import { errors, named, Nullable, Uuid } from '../../schemas.ts';
 import { openEventStream } from '../../sse.ts';
 import { DiaryEntry } from '../diary/schemas.ts';
@@ -25,7 +26,7 @@ import { Bookmark } from '../saved-recipes/index.ts';
 import { ShoppingItem } from '../shopping-list/index.ts';
 
 /** Deletions are remembered this long; an older cursor must start over. */
-export const SYNC_RETENTION_DAYS = 30;
+const SYNC_RETENTION_DAYS = 30;
 const RETENTION_MS = SYNC_RETENTION_DAYS * 24 * 3600_000;
 /** Tombstones are purged a day after a cursor that could need them has expired. */
 const PURGE_AFTER_DAYS = SYNC_RETENTION_DAYS + 1;
@@ -152,7 +153,7 @@ const sync: FastifyPluginAsyncTypebox<{ secret: string }> = async (app, opts) =>
       const limit = request.query.limit ?? 500;
       const given = request.query.cursor;
       const cursor = given === undefined ? null : decode(given, userId);
-      if (given !== undefined && !cursor) throw badRequest('cursor is not one this API returned', 'invalid_cursor');
+      if (given !== undefined && !cursor) throw invalidCursor();
       if (cursor?.st != null && app.now().getTime() - cursor.st > RETENTION_MS)
         throw new HttpError(410, 'sync_reset', 'The cursor is older than the deletions kept: pull without a cursor');
       const language = request.language;
