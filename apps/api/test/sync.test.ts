@@ -490,3 +490,31 @@ t.test('tombstones are kept for the retention period and purged after it', async
   t.same((await pullAll(a, cursor)).tombstones('user_products'), [ids[1]], 'the 30-day-old deletion is still told');
   t.same((await pullAll(a)).tombstones('user_products'), [], 'a first pull has no deletions to tell');
 });
+
+t.test('many pulls at once (more than pool connections), in far time zones: each gets its own rows', async (t) => {
+  const { app, sql } = await buildTestApp(t, { DATABASE_POOL_SIZE: '4' });
+  const [milk] = await sql`SELECT id FROM products WHERE code = 'milk'`;
+  const zones = ['Pacific/Kiritimati', 'Pacific/Pago_Pago'];
+  const users = await Promise.all(
+    Array.from({ length: 24 }, async (_, i) => {
+      const call = as(app, await login(app, `crowd-${i}`));
+      await call({ method: 'PUT', url: '/profile', payload: { timezone: zones[i % 2] } });
+      const item = (
+        await call({
+          method: 'POST',
+          url: '/user-products',
+          payload: { product_id: milk!.id, quantity: i + 1, unit_code: 'l' },
+        })
+      ).json();
+      return { call, item };
+    }),
+  );
+  const pulls = await Promise.all(users.map(({ call }) => pullAll(call, undefined, 1)));
+  for (const [i, pull] of pulls.entries()) {
+    const { call, item } = users[i]!;
+    t.same(pull.ids('user_products'), [item.id], `user ${i} gets only their item`);
+    const own = (await call({ method: 'GET', url: `/user-products/${item.id}` })).json();
+    t.same(pull.upserted.get('user_products')!.get(item.id), own, `user ${i}: days_left on their own clock`);
+    t.equal((pull.profile as unknown as { timezone: string }).timezone, zones[i % 2]);
+  }
+});
