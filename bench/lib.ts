@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@nutrition/db';
+import { ALLOCATOR_ENV } from '../scripts/allocator-env.ts';
 
 export const root = fileURLToPath(new URL('../', import.meta.url));
 
@@ -37,7 +38,8 @@ export async function startProcess(
 ): Promise<Proc> {
   const port = await freePort();
   const child = spawn(process.execPath, [script], {
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env, [portVar]: String(port), HOST: '127.0.0.1' },
+    // As deployed: the allocator settings of the Dockerfiles and `pnpm start`.
+    env: { ...process.env, ...ALLOCATOR_ENV, LOG_LEVEL: 'warn', ...env, [portVar]: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

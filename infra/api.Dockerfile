@@ -31,6 +31,8 @@ FROM ${NODE_IMAGE}
 # Workspace packages run from their compiled dist/ (the "production" export condition); the app's own TypeScript
 # runs through Node's type stripping.
 ENV NODE_ENV=production NODE_OPTIONS=--conditions=production MIGRATIONS_DIR=/app/drizzle
+# glibc malloc: two arenas, large blocks returned at once (scripts/allocator-env.ts says why; a test keeps them equal).
+ENV MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=build --chown=node:node /out ./
 USER node

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parse, parseAllDocuments } from 'yaml';
 import { ConfigSchema } from '../../apps/api/src/config.ts';
 import { WorkerSettingsSchema } from '../../packages/worker/src/runtime.ts';
+import { ALLOCATOR_ENV } from '../../scripts/allocator-env.ts';
 
 const WORKER_ENV = Object.keys(WorkerSettingsSchema.properties);
 
@@ -22,6 +23,11 @@ t.test(
       t.equal(file.match(/^FROM /gm)?.length, 2, `${app} has a build and a final stage`);
       t.match(file, new RegExp(`pnpm --filter @nutrition/${app} deploy --legacy --prod /out`));
       t.match(file, /^USER node$/m, 'runs as the non-root node user');
+      const env = Object.fromEntries(
+        [...file.matchAll(/^ENV (.+)$/gm)].flatMap(([, line]) => line!.split(' ').map((pair) => pair.split('='))),
+      );
+      for (const [name, value] of Object.entries(ALLOCATOR_ENV))
+        t.equal(env[name], value, `${app} runs with ${name}=${value}, as pnpm start and the bench do`);
       t.match(file, /HEALTHCHECK .*\n.*\/health/);
       const cmd = JSON.parse(/^CMD (.+)$/m.exec(file)![1]!) as string[];
       t.ok(existsSync(`${root}apps/${app}/${cmd[1]}`), `${app} runs ${cmd[1]}`);

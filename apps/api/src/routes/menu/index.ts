@@ -9,7 +9,6 @@ import {
   isMonday,
   isValidDate,
   mealsTarget,
-  round1,
   weekStart as mondayOf,
 } from '@nutrition/domain';
 import { errors, IdParams } from '../../schemas.ts';

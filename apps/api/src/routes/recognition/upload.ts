@@ -17,6 +17,16 @@ async function accept(data: Buffer): Promise<UploadedImage> {
 }
 
 /**
+ * A file part's bytes. Not `part.toBuffer()`: @fastify/multipart caches its result on the part, and the part on the
+ * request's fields, so every original of a submission (ten of 8 MiB) would stay in memory until the request ends.
+ */
+async function readFile(file: AsyncIterable<Buffer>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of file) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+/**
  * The images and text fields of a submission, from multipart/form-data (file fields `image` / `images`) or from
  * the JSON form (`image` / `images` with base64 data), with the count between `min` and `max`. The photos come back
  * normalised: upright, at most 2048 px on the long edge, JPEG, without metadata.
@@ -35,7 +45,7 @@ export async function readSubmission(
         if (part.fieldname !== 'image' && part.fieldname !== 'images')
           throw badRequest(`unexpected file field ${part.fieldname}`, 'validation_failed');
         // One original at a time: each is decoded and shrunk before the next file is read.
-        const data = await part.toBuffer();
+        const data = await readFile(part.file);
         if (part.file.truncated) throw tooLarge();
         if (images.length >= count.max) throw badRequest(`at most ${count.max} image(s)`, 'too_many_images');
         images.push(await accept(data));
