@@ -1,0 +1,176 @@
+import t from 'tap';
+import { readJson } from '../src/seed/reference.ts';
+
+/**
+ * The seed data check: every translated text of every seeded row, in every language, present and readable as that
+ * language. Names may equal the English one only where the language uses the English word (seed-data/loanwords.json),
+ * and a Ukrainian sentence never equals the Russian one (a name may: Борщ is Борщ in both).
+ */
+type Texts = Partial<Record<string, string>>;
+interface Text {
+  where: string;
+  kind: 'name' | 'sentence';
+  texts: Texts;
+}
+interface Seeded {
+  code: string;
+  names: Texts;
+  descriptions?: Texts;
+  recipe?: {
+    notes?: Texts;
+    steps: Texts[];
+    ingredients: { product: string; note?: Texts }[];
+  };
+}
+
+const loanwords = await readJson<Record<string, string[]>>('loanwords.json');
+const reference = await readJson<Record<string, { code: string; names?: Texts }[]>>('reference.json');
+const LANGUAGES = reference.languages!.map((language) => language.code);
+const products = (
+  await Promise.all(['ingredients', 'packaged'].map((f) => readJson<Seeded[]>(`products/${f}.json`)))
+).flat();
+const dishes = (
+  await Promise.all(['asian-world', 'eastern-european', 'western'].map((f) => readJson<Seeded[]>(`dishes/${f}.json`)))
+).flat();
+
+const names: Text[] = [
+  ...Object.entries(reference).flatMap(([list, items]) =>
+    items.flatMap((item) =>
+      item.names ? [{ where: `${list} ${item.code}`, kind: 'name' as const, texts: item.names }] : [],
+    ),
+  ),
+  ...[...products, ...dishes].map((row) => ({ where: row.code, kind: 'name' as const, texts: row.names })),
+];
+const descriptions: Text[] = dishes.flatMap((dish) =>
+  dish.descriptions ? [{ where: `${dish.code} description`, kind: 'sentence' as const, texts: dish.descriptions }] : [],
+);
+/** A recipe's notes, its ingredients' notes and its steps: written in English and Russian only so far. */
+const recipeTexts: Text[] = dishes.flatMap((dish) => [
+  ...(dish.recipe?.notes ? [{ where: `${dish.code} note`, kind: 'sentence' as const, texts: dish.recipe.notes }] : []),
+  ...(dish.recipe?.ingredients ?? []).flatMap((ingredient) =>
+    ingredient.note
+      ? [{ where: `${dish.code} ${ingredient.product} note`, kind: 'sentence' as const, texts: ingredient.note }]
+      : [],
+  ),
+  ...(dish.recipe?.steps ?? []).map((texts, i) => ({
+    where: `${dish.code} step ${i + 1}`,
+    kind: 'sentence' as const,
+    texts,
+  })),
+]);
+
+const count = (text: string, script: RegExp) => text.match(script)?.length ?? 0;
+const CYRILLIC = /\p{Script=Cyrillic}/gu;
+const LATIN = /\p{Script=Latin}/gu;
+const HAN = /\p{Script=Han}/gu;
+const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/gu;
+const FOREIGN_TO_LATIN = /[\p{Script=Cyrillic}\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+
+/** Why a text does not read as its language, or null. */
+export function scriptProblem(language: string, text: string): string | null {
+  if (!/\p{L}/u.test(text)) return null; // figures only ("9%") read the same everywhere
+  const latin = count(text, LATIN);
+  switch (language) {
+    case 'ru':
+    case 'uk': {
+      const cyrillic = count(text, CYRILLIC);
+      if (cyrillic === 0 || cyrillic < latin) return 'not Cyrillic';
+      if (language === 'ru' && /[іїєґ]/iu.test(text)) return 'Ukrainian letters in Russian';
+      if (language === 'uk' && /[ыэёъ]/iu.test(text)) return 'Russian letters in Ukrainian';
+      return null;
+    }
+    case 'zh':
+      return count(text, HAN) === 0 || count(text, HAN) < latin || count(text, KANA) > 0 ? 'not Chinese' : null;
+    case 'ja':
+      return count(text, HAN) + count(text, KANA) === 0 || count(text, HAN) + count(text, KANA) < latin
+        ? 'not Japanese'
+        : null;
+    default:
+      return FOREIGN_TO_LATIN.test(text) ? 'letters of another script' : null;
+  }
+}
+
+/** Every problem of a set of texts, one line each. */
+function problems(items: Text[]): string[] {
+  const found: string[] = [];
+  for (const { where, kind, texts } of items) {
+    for (const language of LANGUAGES) {
+      const text = texts[language];
+      if (typeof text !== 'string' || text.trim() === '') {
+        found.push(`${where} [${language}]: missing`);
+        continue;
+      }
+      const script = scriptProblem(language, text);
+      if (script) found.push(`${where} [${language}]: ${script}: ${text}`);
+      if (language !== 'en' && text === texts.en && /\p{L}/u.test(text) && !(loanwords[language] ?? []).includes(text))
+        found.push(`${where} [${language}]: the English text, not an accepted loanword: ${text}`);
+    }
+    if (kind === 'sentence' && texts.uk !== undefined && texts.uk === texts.ru)
+      found.push(`${where} [uk]: the Russian text: ${texts.uk}`);
+  }
+  return found;
+}
+
+t.test('the check itself: each kind of problem is found', async (t) => {
+  const found = problems([
+    {
+      where: 'a',
+      kind: 'sentence',
+      texts: { en: 'Stir.', ru: 'Stir.', uk: 'Помішайте.', zh: '搅拌。', ja: '混ぜる。' },
+    },
+    { where: 'b', kind: 'sentence', texts: { en: 'Wash.', ru: 'Вымойте.', uk: 'Вымойте.', de: 'Waschen.' } },
+    { where: 'c', kind: 'name', texts: { en: 'Tofu', pt: 'Uses Молоко 3,2%', tr: 'Tofu' } },
+    { where: 'd', kind: 'name', texts: { en: 'Milk', de: 'Milk' } },
+  ]);
+  t.ok(found.includes('a [ru]: not Cyrillic: Stir.'));
+  t.ok(found.includes('a [ru]: the English text, not an accepted loanword: Stir.'));
+  t.ok(found.includes('a [fr]: missing'));
+  t.ok(found.includes('b [uk]: Russian letters in Ukrainian: Вымойте.'));
+  t.ok(found.includes('b [uk]: the Russian text: Вымойте.'));
+  t.ok(found.includes('c [pt]: letters of another script: Uses Молоко 3,2%'));
+  t.ok(found.includes('d [de]: the English text, not an accepted loanword: Milk'), 'Milk is not German');
+  t.notOk(
+    found.some((line) => line.startsWith('c [tr]: the English')),
+    'Tofu is Turkish',
+  );
+  t.equal(scriptProblem('ja', 'スジュク（牛肉ソーセージ）'), null);
+  t.equal(scriptProblem('zh', '低脂牛奶 1.5%'), null);
+});
+
+t.test('every name of every seeded row, in all 12 languages', async (t) => {
+  t.ok(names.length > 600, `${names.length} names`);
+  t.same(problems(names), []);
+});
+
+t.test('every dish description, in all 12 languages', async (t) => {
+  t.ok(descriptions.length >= 160, `${descriptions.length} descriptions`);
+  t.same(problems(descriptions), []);
+});
+
+t.test('every recipe step, recipe note and ingredient note, in all 12 languages', async (t) => {
+  const found = problems(recipeTexts);
+  const missing = found.filter((line) => line.endsWith(': missing')).length;
+  // The open part of the localisation work (#22), kept visible: a todo until every text is written.
+  t.same(found, [], `${recipeTexts.length} texts: ${missing} translations missing`, {
+    todo: missing ? `${missing} translations of recipe texts are not written yet` : false,
+  });
+  t.same(
+    found.filter((line) => !line.endsWith(': missing')),
+    [],
+    'the recipe texts that are written read as their language',
+  );
+});
+
+t.test('every accepted loanword is still used, and is written as in English', async (t) => {
+  const used = new Set(
+    [...names, ...descriptions, ...recipeTexts].flatMap(({ texts }) =>
+      LANGUAGES.filter((l) => l !== 'en' && texts[l] === texts.en).map((l) => `${l}:${texts.en}`),
+    ),
+  );
+  for (const [language, words] of Object.entries(loanwords))
+    t.same(
+      words.filter((word) => !used.has(`${language}:${word}`)),
+      [],
+      `${language}: no stale loanwords`,
+    );
+});
