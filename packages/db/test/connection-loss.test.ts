@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import t from 'tap';
+import postgres from 'postgres';
 import { createTestDatabase } from '../src/testing.ts';
 
 const program = new URL('./programs/backend-killed-in-transaction.ts', import.meta.url).pathname;
@@ -31,4 +32,21 @@ t.test('a transaction whose backend dies rejects with CONNECTION_CLOSED and the 
       `attempt ${attempt}: caught, and the pool recovers`,
     );
   }
+});
+
+// postgres.js 3.4.9 kept its row counter when a query failed between rows (porsager/postgres#1119, #1181): the next
+// query on the connection resolved with that many holes before its own rows, so `const [row] = ...` read undefined
+// (seen as a 500 from the profile loader after an outage cut a result short). The patch resets it; without it this
+// test fails with three rows, two of them holes.
+t.test('a query that fails between rows leaves the next query on its connection whole', async (t) => {
+  const db = await createTestDatabase();
+  t.teardown(db.drop);
+  const sql = postgres(db.url, { max: 1, onnotice: () => {} });
+  t.teardown(() => sql.end());
+  await t.rejects(sql`SELECT CASE WHEN i < 3 THEN i ELSE 1 / (i - 3) END AS v FROM generate_series(1, 5) AS i`, {
+    code: '22012',
+  });
+  const rows = await sql<{ x: number }[]>`SELECT 42 AS x`;
+  t.same([...rows], [{ x: 42 }]);
+  t.equal(rows.length, 1);
 });
