@@ -12,7 +12,12 @@ t.test(
     const url = pg.url;
     // The bound a request may take while the database is unreachable (the default of DATABASE_CONNECT_TIMEOUT_MS).
     const boundMs = 5000;
-    const env = { DATABASE_URL: url, RATE_LIMIT_MODEL_PER_MINUTE: '100000', RATE_LIMIT_PER_MINUTE: '100000' };
+    const env = {
+      DATABASE_URL: url,
+      RATE_LIMIT_MODEL_PER_MINUTE: '100000',
+      RATE_LIMIT_PER_MINUTE: '100000',
+      QUEUE_STATEMENT_TIMEOUT_SECONDS: '5',
+    };
     const server = await startService(t, 'api', env);
     const workers = [await startService(t, 'dish-worker', env), await startService(t, 'product-worker', env)];
     const token = await loginOver(server.url, 'outage');
@@ -103,10 +108,11 @@ t.test(
           WHERE j.status IN ('queued', 'processing')`
       : [];
     if (open) for (const p of workers) console.error(p.output().slice(-8000));
-    // Known defect, kept visible: on a loaded machine (2 runs in about 12), the product worker stopped fetching after
-    // the outages, its jobs left `created` in pg-boss. Not yet explained; reported as a todo so it cannot hide.
+    // Known defect, kept visible: on a loaded machine (about one full-suite run in six), a worker stopped fetching
+    // after the outages, its jobs left `created` in pg-boss. Not yet explained; queue statements now have a deadline
+    // (QUEUE_STATEMENT_TIMEOUT_SECONDS), which should end such a stall. Reported as a todo so it cannot hide.
     t.equal(open, 0, `every accepted job was finished ${JSON.stringify(stuck)}`, {
-      todo: open ? 'the product worker can stop fetching after repeated outages' : false,
+      todo: open ? 'a worker can stop fetching after repeated outages' : false,
     });
   },
 );

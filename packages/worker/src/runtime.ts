@@ -48,6 +48,12 @@ export const WorkerSettingsSchema = Type.Object({
     default: 2,
     description: 'how often pg-boss looks for stopped jobs',
   }),
+  QUEUE_STATEMENT_TIMEOUT_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 3600,
+    default: 30,
+    description: 'a queue statement unanswered this long fails, and the worker reopens its queue connections',
+  }),
   ...MODEL_SETTINGS,
 });
 export type WorkerSettings = Static<typeof WorkerSettingsSchema>;
@@ -87,21 +93,23 @@ export async function runWorker(
     intervalSeconds: settings.QUEUE_SUPERVISE_SECONDS,
     synchronousCommit: false,
   });
-  // The loop's fetches, heartbeats and completions: pg-boss's statements, prepared (see queueDatabase), beside
-  // pg-boss's own pool for supervision.
-  const queue = createDatabase(settings.DATABASE_URL, {
-    max: 3,
-    applicationName: `nutrition-${kind}-worker-queue`,
-    synchronousCommit: false,
-  });
+  // The loop's fetches, heartbeats and completions: pg-boss's statements, prepared (see queueDatabase), on a pool of
+  // the loop's own beside pg-boss's pool for supervision.
+  const openQueuePool = () =>
+    createDatabase(settings.DATABASE_URL, {
+      max: 3,
+      applicationName: `nutrition-${kind}-worker-queue`,
+      synchronousCommit: false,
+    });
   boss.on('error', (err) => log.error({ err }, 'queue error'));
   await boss.start();
   await ensureQueues(boss);
   const jobs = recognitionRepository(sql);
 
   const metrics = workerMetrics(sql, kind);
-  const loop = startWorkerLoop(boss, queue.sql, {
+  const loop = startWorkerLoop(boss, openQueuePool, {
     kind,
+    statementTimeoutMs: settings.QUEUE_STATEMENT_TIMEOUT_SECONDS * 1000,
     concurrency: settings.WORKER_CONCURRENCY,
     handle: makeHandler(sql, log, settings),
     giveUp: (data) =>
@@ -173,7 +181,7 @@ export async function runWorker(
       await loop.stop(20_000);
       await boss.stop({ graceful: false, close: true });
       health.close();
-      await Promise.all([close(), queue.close()]);
+      await close();
       log.info('stopped');
       process.exit(0);
     })());

@@ -1,5 +1,5 @@
 import type { Job, PgBoss } from 'pg-boss';
-import type { Sql } from '@nutrition/db';
+import type { Database } from '@nutrition/db';
 import {
   DEAD_LETTER_QUEUES,
   HEARTBEAT_SECONDS,
@@ -26,6 +26,12 @@ export interface WorkerLoopOptions {
   giveUp: (data: RecognitionJobData) => Promise<void>;
   /** Backstop polling interval; NOTIFY normally wakes the loop first. */
   pollMs?: number;
+  /**
+   * How long a queue statement (fetch, heartbeat, completion) may take before its connection is presumed lost. A
+   * connection whose peer vanished without closing it never answers, and neither do its queued statements: past
+   * this, the statement fails and the loop reopens its pool.
+   */
+  statementTimeoutMs?: number;
   log: { info: (o: object, m: string) => void; error: (o: object, m: string) => void };
 }
 
@@ -34,12 +40,16 @@ export interface WorkerLoopOptions {
  * from the free one, so a paid job is taken before every waiting free job. A NOTIFY from the submitting transaction
  * wakes it at once; polling is the backstop. Each job in hand sends pg-boss heartbeats, so a worker that dies loses
  * its jobs to another worker after the heartbeat interval. `stop()` stops fetching and waits for the jobs in hand.
+ *
+ * Fetches, heartbeats and completions run as prepared statements (see queueDatabase) on a pool the loop opens with
+ * `openPool` and owns: one that stops answering is replaced (see `statementTimeoutMs`).
  */
-export function startWorkerLoop(boss: PgBoss, sql: Sql, options: WorkerLoopOptions) {
+export function startWorkerLoop(boss: PgBoss, openPool: () => Database, options: WorkerLoopOptions) {
   const queues = QUEUES[options.kind];
   const deadLetter = DEAD_LETTER_QUEUES[options.kind];
-  // Fetches, heartbeats and completions run on `sql` as prepared statements (see queueDatabase).
-  const db = queueDatabase(sql);
+  const timeoutMs = options.statementTimeoutMs ?? 30_000;
+  let pool = openPool();
+  let listening = listen(pool);
   const inflight = new Map<string, Promise<void>>();
   const controller = new AbortController();
   let running = true;
@@ -49,13 +59,44 @@ export function startWorkerLoop(boss: PgBoss, sql: Sql, options: WorkerLoopOptio
     wake = null;
   };
 
-  const listening = sql.listen(SUBMITTED_CHANNEL, (kind) => {
-    if (kind === options.kind) poke();
-  });
+  function listen(on: Database) {
+    const listening = on.sql.listen(SUBMITTED_CHANNEL, (kind) => {
+      if (kind === options.kind) poke();
+    });
+    listening.catch((err) => options.log.error({ err }, 'LISTEN failed; polling only'));
+    return listening;
+  }
+
+  /** Runs a queue statement on the pool, failing it past the deadline and then replacing the pool. */
+  async function onQueue<T>(statement: (db: ReturnType<typeof queueDatabase>) => Promise<T>): Promise<T> {
+    const used = pool;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        reopen(used);
+        reject(new Error(`queue statement unanswered after ${timeoutMs} ms`));
+      }, timeoutMs);
+    });
+    try {
+      return await Promise.race([statement(queueDatabase(used.sql)), deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  function reopen(stale: Database) {
+    if (pool !== stale) return;
+    options.log.error({ timeoutMs }, 'a queue statement went unanswered; reopening the queue pool');
+    pool = openPool();
+    listening = listen(pool);
+    // Ending the stale pool settles what still waits on it (after 5 s, by destroying its connections).
+    void stale.close().catch(() => {});
+    poke();
+  }
 
   async function run(queue: string, job: Job<RecognitionJobData>) {
     const heartbeat = setInterval(
-      () => void boss.touch(queue, job, { db }).catch(() => {}),
+      () => void onQueue((db) => boss.touch(queue, job, { db })).catch(() => {}),
       (HEARTBEAT_SECONDS * 1000) / 3,
     );
     const started = performance.now();
@@ -63,11 +104,11 @@ export function startWorkerLoop(boss: PgBoss, sql: Sql, options: WorkerLoopOptio
       let outcome: JobOutcome = 'failed';
       if (queue === deadLetter) await options.giveUp(job.data);
       else outcome = await options.handle(job.data, controller.signal);
-      await boss.complete(queue, job, undefined, { db });
+      await onQueue((db) => boss.complete(queue, job, undefined, { db }));
       options.onAttempt?.(job.data, outcome, (performance.now() - started) / 1000);
     } catch (err) {
       options.log.error({ err, jobId: job.data.jobId }, 'job attempt failed; pg-boss will retry it');
-      await boss.fail(queue, job, { message: (err as Error).message }, { db }).catch((failed) => {
+      await onQueue((db) => boss.fail(queue, job, { message: (err as Error).message }, { db })).catch((failed) => {
         options.log.error(
           { err: failed, jobId: job.data.jobId },
           'could not record the failed attempt; it is retried when its heartbeat expires',
@@ -89,7 +130,7 @@ export function startWorkerLoop(boss: PgBoss, sql: Sql, options: WorkerLoopOptio
     for (const queue of checkDeadLetter ? [queues.paid, queues.free, deadLetter] : [queues.paid, queues.free]) {
       if (free <= 0) break;
       if (queue === deadLetter) deadLetterCheckedAt = Date.now();
-      const jobs = await boss.fetch<RecognitionJobData>(queue, { batchSize: free, db });
+      const jobs = await onQueue((db) => boss.fetch<RecognitionJobData>(queue, { batchSize: free, db }));
       for (const job of jobs) {
         const p = run(queue, job).finally(() => {
           inflight.delete(job.id);
@@ -104,7 +145,7 @@ export function startWorkerLoop(boss: PgBoss, sql: Sql, options: WorkerLoopOptio
   }
 
   const loop = (async () => {
-    await listening.catch((err) => options.log.error({ err }, 'LISTEN failed; polling only'));
+    await listening.catch(() => {});
     while (running) {
       let fetched = 0;
       try {
@@ -134,6 +175,7 @@ export function startWorkerLoop(boss: PgBoss, sql: Sql, options: WorkerLoopOptio
       await done;
       clearTimeout(timer);
       await (await listening.catch(() => null))?.unlisten().catch(() => {});
+      await pool.close();
     },
   };
 }
