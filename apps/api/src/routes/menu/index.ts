@@ -3,14 +3,7 @@ import { Type } from 'typebox';
 import type { GeneratedRecipe, Slot } from '@nutrition/ai';
 import { menuRepository } from '@nutrition/db/repositories';
 import { present } from './present.ts';
-import {
-  addDays,
-  fitDayServings,
-  isMonday,
-  isValidDate,
-  mealsTarget,
-  weekStart as mondayOf,
-} from '@nutrition/domain';
+import { addDays, fitDayServings, isMonday, isValidDate, mealsTarget, weekStart as mondayOf } from '@nutrition/domain';
 import { errors, IdParams } from '../../schemas.ts';
 import { conflict, notFound, validationFailed, violatedUnique } from '../../errors.ts';
 import { planningContext, photosFor, saveRecipes } from '../../planning.ts';
