@@ -324,7 +324,7 @@ t.test('catalog', async (t) => {
           t.same(
             res.json().steps.map((s: { text: string }) => s.text),
             seedDish.recipe.steps.map((step) => step[language] ?? step.en),
-            `${seedDish.code} in ${language}${seedDish.recipe.steps[0]![language] ? '' : ' (English: not written yet)'}`,
+            `${seedDish.code} in ${language}${seedDish.recipe.steps[0]![language] ? '' : ' (English, not written)'}`,
           );
         }
       }
