@@ -5,6 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+// Ten benchmarks with their own processes: about two minutes alone, more beside the rest of the suite.
+t.setTimeout(300_000);
+
 /** `pnpm bench --quick` once per test run, so the benchmarks cannot rot; their goals are judged by `pnpm bench`. */
 t.test('the quick benchmark runs end to end and reports every figure', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'nutrition-bench-test-'));
