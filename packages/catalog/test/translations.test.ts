@@ -45,7 +45,7 @@ const names: Text[] = [
 const descriptions: Text[] = dishes.flatMap((dish) =>
   dish.descriptions ? [{ where: `${dish.code} description`, kind: 'sentence' as const, texts: dish.descriptions }] : [],
 );
-/** A recipe's notes, its ingredients' notes and its steps: written in English and Russian only so far. */
+/** A recipe's notes, its ingredients' notes and its steps (the other languages from seed-data/recipe-text/). */
 const recipeTexts: Text[] = dishes.flatMap((dish) => [
   ...(dish.recipe?.notes ? [{ where: `${dish.code} note`, kind: 'sentence' as const, texts: dish.recipe.notes }] : []),
   ...(dish.recipe?.ingredients ?? []).flatMap((ingredient) =>
@@ -73,7 +73,7 @@ const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/gu;
 const FOREIGN_TO_LATIN = /[\p{Script=Cyrillic}\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 
 /** Why a text does not read as its language, or null. */
-export function scriptProblem(language: string, text: string): string | null {
+function scriptProblem(language: string, text: string): string | null {
   if (!/\p{L}/u.test(text)) return null; // figures only ("9%") read the same everywhere
   const latin = count(text.replace(UNIT_SYMBOLS, ''), LATIN); // 1缶400ml is Japanese
   switch (language) {
@@ -165,17 +165,8 @@ t.test('every dish description, in all 12 languages', async (t) => {
 });
 
 t.test('every recipe step, recipe note and ingredient note, in all 12 languages', async (t) => {
-  const found = problems(recipeTexts);
-  const missing = found.filter((line) => line.endsWith(': missing')).length;
-  // The open part of the localisation work (#22), kept visible: a todo until every text is written.
-  t.same(found, [], `${recipeTexts.length} texts: ${missing} translations missing`, {
-    todo: missing ? `${missing} translations of recipe texts are not written yet` : false,
-  });
-  t.same(
-    found.filter((line) => !line.endsWith(': missing')),
-    [],
-    'the recipe texts that are written read as their language',
-  );
+  t.ok(recipeTexts.length > 1200, `${recipeTexts.length} texts`);
+  t.same(problems(recipeTexts), []);
 });
 
 t.test('every accepted loanword is still used, and is written as in English', async (t) => {
