@@ -1,6 +1,6 @@
 import t from 'tap';
 import { readJson } from '../src/seed/reference.ts';
-import type { SeedProduct } from '../src/seed/catalog.ts';
+import { readDishes, type SeedProduct } from '../src/seed/catalog.ts';
 
 /**
  * Seed values against reference tables (USDA FoodData Central, SR Legacy: raw or as sold, per 100 g, carbohydrate by
@@ -147,4 +147,15 @@ t.test('every seed product states fibre, sugars, saturated fat and salt, within 
   const byCode = new Map((await products()).map((p) => [p.code, p]));
   t.match(byCode.get('salt'), { salt: 99 }, 'salt is salt');
   t.match(byCode.get('butter'), { saturated_fat: 53 });
+});
+
+t.test('the kitchens of the languages served have at least 8 dishes each', async (t) => {
+  const perCuisine = new Map<string, number>();
+  for (const dish of await readDishes()) perCuisine.set(dish.cuisine, (perCuisine.get(dish.cuisine) ?? 0) + 1);
+  const kitchens = ['russian', 'ukrainian', 'german', 'french', 'spanish', 'mexican', 'italian', 'brazilian', 'polish'];
+  kitchens.push('turkish', 'chinese', 'japanese', 'korean');
+  t.same(
+    kitchens.filter((cuisine) => (perCuisine.get(cuisine) ?? 0) < 8).map((c) => `${c}: ${perCuisine.get(c) ?? 0}`),
+    [],
+  );
 });
