@@ -60,11 +60,11 @@ export function startWorkerLoop(boss: PgBoss, openPool: () => Database, options:
   };
 
   function listen(on: Database) {
-    const listening = on.sql.listen(SUBMITTED_CHANNEL, (kind) => {
+    const subscription = on.sql.listen(SUBMITTED_CHANNEL, (kind) => {
       if (kind === options.kind) poke();
     });
-    listening.catch((err) => options.log.error({ err }, 'LISTEN failed; polling only'));
-    return listening;
+    subscription.catch((err) => options.log.error({ err }, 'LISTEN failed; polling only'));
+    return subscription;
   }
 
   /** Runs a queue statement on the pool, failing it past the deadline and then replacing the pool. */

@@ -1,3 +1,4 @@
+import { buffer } from 'node:stream/consumers';
 import type { FastifyRequest } from 'fastify';
 import type { UploadedImage } from '@nutrition/db/repositories';
 import { badRequest, HttpError } from '../../errors.ts';
@@ -14,16 +15,6 @@ async function accept(data: Buffer): Promise<UploadedImage> {
   const image = await normalisePhoto(data);
   releaseUploadBuffers();
   return image;
-}
-
-/**
- * A file part's bytes. Not `part.toBuffer()`: @fastify/multipart caches its result on the part, and the part on the
- * request's fields, so every original of a submission (ten of 8 MiB) would stay in memory until the request ends.
- */
-async function readFile(file: AsyncIterable<Buffer>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of file) chunks.push(chunk);
-  return Buffer.concat(chunks);
 }
 
 /**
@@ -45,7 +36,9 @@ export async function readSubmission(
         if (part.fieldname !== 'image' && part.fieldname !== 'images')
           throw badRequest(`unexpected file field ${part.fieldname}`, 'validation_failed');
         // One original at a time: each is decoded and shrunk before the next file is read.
-        const data = await readFile(part.file);
+        // Not `part.toBuffer()`: @fastify/multipart caches its result on the part, and the part on the request's
+        // fields, so every original of a submission (ten of 8 MiB) would stay in memory until the request ends.
+        const data = await buffer(part.file);
         if (part.file.truncated) throw tooLarge();
         if (images.length >= count.max) throw badRequest(`at most ${count.max} image(s)`, 'too_many_images');
         images.push(await accept(data));
