@@ -27,6 +27,8 @@ export async function createOnce(
     ) => Promise<{ status: number; body: unknown }>;
     /** The stored row as the create answers it. */
     read: (id: string) => Promise<unknown>;
+    /** False when `create` is one statement: without an Idempotency-Key it then runs outside a transaction. */
+    inTransaction?: boolean;
   },
 ) {
   const id = opts.id?.toLowerCase();
@@ -55,6 +57,7 @@ export async function createOnce(
     reply,
     () => hash,
     (tx) => opts.create(tx, client),
+    opts.inTransaction,
   ).catch(async (err: unknown) => {
     // The same id created by a parallel copy of this request (or by anyone) since the look above.
     if (id !== undefined && violatedUnique(err)?.endsWith('_pkey')) {

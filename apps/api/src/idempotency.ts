@@ -24,7 +24,8 @@ export function fingerprint(...parts: (string | Buffer | unknown)[]): string {
  * written in the transaction of the effect, so a retry with the same key and body gets exactly the first response;
  * the same key with another body is `409`; a first attempt that fails (or a crash) stores nothing and leaves nothing
  * locked. A retry that arrives while the first attempt runs waits for it (on a lock, not by polling). Without the
- * header the request simply runs.
+ * header the request simply runs: in a transaction, or on the pool when `inTransaction` is false (a create of one
+ * statement saves the BEGIN and COMMIT round trips).
  */
 export async function idempotent(
   app: FastifyInstance,
@@ -32,10 +33,11 @@ export async function idempotent(
   reply: FastifyReply,
   requestHash: () => string,
   run: (tx: Queryable) => Promise<{ status: number; body: unknown }>,
+  inTransaction = true,
 ) {
   const key = request.headers['idempotency-key'];
   if (key === undefined) {
-    const { status, body } = await app.transaction(run);
+    const { status, body } = inTransaction ? await app.transaction(run) : await run(app.sql);
     return reply.status(status).send(body);
   }
   if (typeof key !== 'string' || !KEY.test(key))

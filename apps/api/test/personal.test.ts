@@ -155,6 +155,19 @@ t.test('personal data', async (t) => {
       }),
       404,
     );
+    // No product of that id: the insert's foreign key answers, as a 404 rather than a database error.
+    const unknownProduct = await a({
+      method: 'POST',
+      url: '/diary',
+      payload: {
+        date: '2026-11-20',
+        meal_type: 'lunch',
+        product_id: '01900000-0000-7000-8000-000000000000',
+        portion_g: 5,
+      },
+    });
+    assertError(t, unknownProduct, 404, 'not_found');
+    t.equal(unknownProduct.json().message, 'Product not found');
     t.equal(await count('meal_diary'), before, 'nothing stored');
   });
 
@@ -198,6 +211,48 @@ t.test('personal data', async (t) => {
     const times = recent.map((r: { last_used_at: string }) => r.last_used_at);
     t.same(times, [...times].sort().reverse(), 'most recent first');
     t.same((await b({ method: 'GET', url: '/diary/recent' })).json().items, [], 'another user sees none of it');
+  });
+
+  t.test("diary: a write changes only its own day; the user's other days and other users' stay kept", async (t) => {
+    const other = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: url }));
+    t.teardown(() => other.close());
+    const erin = await login(app, 'erin');
+    const e = as(app, erin);
+    const elsewhere = as(other, erin);
+    const f = as(app, await login(app, 'fred'));
+    const day = async (who: typeof e, date: string) =>
+      (await who({ method: 'GET', url: `/diary?date=${date}` })).json().entries as { id: string }[];
+    const hits = async () =>
+      Number(/diary_day_cache_reads_total\{result="hit"\} (\d+)/.exec((await app.inject('/metrics')).body)?.[1] ?? 0);
+    const log = (who: typeof e, date: string) =>
+      who({
+        method: 'POST',
+        url: '/diary',
+        payload: { date, meal_type: 'lunch', product_id: milk!.id, portion_g: 50 },
+      });
+
+    const moved = (await log(e, '2026-10-02')).json();
+    await log(f, '2026-10-02');
+    for (const [who, date] of [
+      [e, '2026-10-02'],
+      [e, '2026-10-03'],
+      [f, '2026-10-02'],
+    ] as const)
+      await day(who, date);
+    const before = await hits();
+    await log(e, '2026-10-03');
+    t.equal((await day(e, '2026-10-02')).length, 1);
+    t.equal((await day(f, '2026-10-02')).length, 1);
+    t.equal((await hits()) - before, 2, "the user's other day and another user's day are served as kept");
+    t.equal((await day(e, '2026-10-03')).length, 1, 'the day written to is read anew');
+
+    // Moved by another process: both days change.
+    t.equal(
+      (await elsewhere({ method: 'PATCH', url: `/diary/${moved.id}`, payload: { date: '2026-10-03' } })).statusCode,
+      200,
+    );
+    t.same(await day(e, '2026-10-02'), [], 'the entry left its old day');
+    t.equal((await day(e, '2026-10-03')).length, 2, 'and is on its new one');
   });
 
   t.test('diary: a day read again follows every change, whichever API process made it', async (t) => {

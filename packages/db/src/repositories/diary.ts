@@ -108,11 +108,13 @@ export function diaryRepository(sql: Queryable) {
   return {
     /**
      * One day as JSON text built by PostgreSQL (entries in meal-type order and their totals), with the profile fields
-     * the calorie target needs and the diary version the day was read at: one round trip, and no objects for Node to
-     * build and serialise again.
+     * the calorie target needs and the day's version as read: one round trip, and no objects for Node to build and
+     * serialise again.
      */
     async dayJson(userId: string, date: string, language: string) {
-      const [row] = await sql<{ entries: string; totals: string; profile: StoredProfile | null }[]>`
+      const [row] = await sql<
+        { entries: string; totals: string; profile: StoredProfile | null; day_version: string | null }[]
+      >`
         SELECT
           COALESCE(json_agg(json_build_object(
               'id', id, 'date', date, 'meal_type', meal_type, 'dish_id', dish_id, 'product_id', product_id,
@@ -131,7 +133,8 @@ export function diaryRepository(sql: Queryable) {
             'sugars_g', round(COALESCE(sum(sugars_g), CASE WHEN count(*) = 0 THEN 0 END)::numeric, 1),
             'saturated_fat_g', round(COALESCE(sum(saturated_fat_g), CASE WHEN count(*) = 0 THEN 0 END)::numeric, 1),
             'salt_g', round(COALESCE(sum(salt_g), CASE WHEN count(*) = 0 THEN 0 END)::numeric, 2))::text AS totals,
-          (SELECT row_to_json(p) FROM (SELECT ${STORED_PROFILE(sql)} FROM users WHERE id = ${userId}) p) AS profile
+          (SELECT row_to_json(p) FROM (SELECT ${STORED_PROFILE(sql)} FROM users WHERE id = ${userId}) p) AS profile,
+          (SELECT version::text FROM diary_days WHERE user_id = ${userId} AND date = ${date}) AS day_version
         FROM (SELECT ${ENTRY(sql, language)} FROM meal_diary e ${ENTRY_JOINS(sql)}
               WHERE e.user_id = ${userId} AND e.date = ${date}) d`;
       return row!;
@@ -158,15 +161,18 @@ export function diaryRepository(sql: Queryable) {
         WHERE e.user_id = ${userId} ORDER BY e.date, e.created_at, e.id`;
     },
 
-    async insert(userId: string, entry: NewDiaryEntry): Promise<string> {
-      const [row] = await sql<{ id: string }[]>`
-        INSERT INTO meal_diary (id, user_id, date, meal_type, dish_id, recipe_id, product_id, portions, portion_g,
-                                job_id, client_hash)
-        VALUES (COALESCE(${entry.id ?? null}::uuid, uuidv7()), ${userId}, ${entry.date}, ${entry.mealType},
-                ${entry.dishId}, ${entry.recipeId}, ${entry.productId}, ${entry.portions}, ${entry.portionG},
-                ${entry.jobId}, ${entry.clientHash ?? null})
-        RETURNING id`;
-      return row!.id;
+    /** Inserts an entry and answers it as `get` reads it, in one statement. */
+    async insert(userId: string, entry: NewDiaryEntry, language: string): Promise<DiaryEntryRow> {
+      const [row] = await sql<DiaryEntryRow[]>`
+        WITH e AS (
+          INSERT INTO meal_diary (id, user_id, date, meal_type, dish_id, recipe_id, product_id, portions, portion_g,
+                                  job_id, client_hash)
+          VALUES (COALESCE(${entry.id ?? null}::uuid, uuidv7()), ${userId}, ${entry.date}, ${entry.mealType},
+                  ${entry.dishId}, ${entry.recipeId}, ${entry.productId}, ${entry.portions}, ${entry.portionG},
+                  ${entry.jobId}, ${entry.clientHash ?? null})
+          RETURNING *)
+        SELECT ${ENTRY(sql, language)} FROM e ${ENTRY_JOINS(sql)}`;
+      return row!;
     },
 
     /**
@@ -241,13 +247,16 @@ export function diaryRepository(sql: Queryable) {
         ORDER BY u.last_used_at DESC, u.key DESC`;
     },
 
-    /** The default recipe of a dish the user may log: a catalog dish or one made for the user; null otherwise. */
-    async dishRecipe(userId: string, dishId: string): Promise<string | null> {
-      const [row] = await sql<{ id: string }[]>`
-        SELECT r.id FROM recipes r JOIN dishes d ON d.id = r.dish_id
+    /**
+     * The default recipe of a dish the user may log (a catalog dish or one made for the user) and what one serving of
+     * it weighs; null when the user may not log the dish.
+     */
+    async dishRecipe(userId: string, dishId: string): Promise<{ id: string; serving_g: number | null } | null> {
+      const [row] = await sql<{ id: string; serving_g: number | null }[]>`
+        SELECT r.id, r.serving_g::float8 AS serving_g FROM recipes r JOIN dishes d ON d.id = r.dish_id
         WHERE r.dish_id = ${dishId} AND ${visibleDish(sql, userId)} AND ${visibleRecipe(sql, userId)}
         ORDER BY r.is_default DESC, r.id LIMIT 1`;
-      return row?.id ?? null;
+      return row ?? null;
     },
 
     /** What one serving of a recipe weighs; null when unknown. */
@@ -255,11 +264,6 @@ export function diaryRepository(sql: Queryable) {
       const [row] = await sql<{ serving_g: number | null }[]>`
         SELECT serving_g::float8 AS serving_g FROM recipes WHERE id = ${recipeId}`;
       return row?.serving_g ?? null;
-    },
-
-    async productExists(productId: string): Promise<boolean> {
-      const rows = await sql`SELECT 1 FROM products WHERE id = ${productId}`;
-      return rows.length > 0;
     },
 
     async jobLinked(jobId: string): Promise<boolean> {

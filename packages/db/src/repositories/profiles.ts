@@ -20,8 +20,11 @@ export interface ProfileRow {
   version: number;
 }
 
-/** A profile as stored, with the version of the user's diary (bumped on every change to its entries). */
-export type StoredProfile = ProfileRow & { diary_version: string };
+/** A profile as stored. */
+export type StoredProfile = ProfileRow;
+
+/** A profile read with one day of the user's diary: that day's version (null: never written). */
+export type ProfileWithDay = StoredProfile & { day: string | null; day_version: string | null };
 
 export type ProfilePatch = Partial<Omit<ProfileRow, 'id' | 'email' | 'plan' | 'preferences' | 'version'>> & {
   /** Merged key by key; a key sent as null is removed (the language preference cleared). */
@@ -31,7 +34,7 @@ export type ProfilePatch = Partial<Omit<ProfileRow, 'id' | 'email' | 'plan' | 'p
 /** A user's stored profile as a row (shapes as the API sends them), for the reads here and the diary's day read. */
 export const STORED_PROFILE = (sql: Queryable) => sql`
   id, email, name, date_of_birth, sex, height_cm::float8 AS height_cm, weight_kg::float8 AS weight_kg,
-  activity_level, goal, plan, preferences, timezone, version, diary_version::text AS diary_version`;
+  activity_level, goal, plan, preferences, timezone, version`;
 
 const PROFILE_COLUMNS = [
   'name',
@@ -47,15 +50,27 @@ const PROFILE_COLUMNS = [
 export function profileRepository(sql: Queryable) {
   return {
     async get(userId: string): Promise<StoredProfile | null> {
-      const [row] = await this.getMany([userId]);
+      const [row] = await this.getMany([{ id: userId, date: null }]);
       return row ?? null;
     },
 
-    /** Several users' profiles in one statement (the API batches concurrent requests' reads into it). */
-    async getMany(userIds: readonly string[]): Promise<StoredProfile[]> {
-      return sql<
-        StoredProfile[]
-      >`SELECT ${STORED_PROFILE(sql)} FROM users WHERE id = ANY(${userIds as string[]}::uuid[])`;
+    /**
+     * Several users' profiles in one statement (the API batches concurrent requests' reads into it), each with the
+     * version of a diary day when a date is given (a kept day is valid while it is unchanged); null for no such user,
+     * in the order asked.
+     */
+    async getMany(keys: readonly { id: string; date: string | null }[]): Promise<(ProfileWithDay | null)[]> {
+      const rows = await sql<(ProfileWithDay & { i: number })[]>`
+        SELECT k.i::int AS i, p.*, NULLIF(k.day, '') AS day,
+               (SELECT version::text FROM diary_days d WHERE d.user_id = k.id AND d.date = NULLIF(k.day, '')::date)
+                 AS day_version
+        -- Dates as text, '' for none: postgres.js cannot send an array whose first element is null.
+        FROM unnest(${keys.map((k) => k.id)}::uuid[], ${keys.map((k) => k.date ?? '')}::text[]) WITH ORDINALITY
+          k(id, day, i)
+        CROSS JOIN LATERAL (SELECT ${STORED_PROFILE(sql)} FROM users WHERE id = k.id) p`;
+      const found: (ProfileWithDay | null)[] = keys.map(() => null);
+      for (const { i, ...row } of rows) found[i - 1] = row;
+      return found;
     },
 
     /** The time zone names PostgreSQL knows (a zone the API accepts must be known to the runtime and to SQL). */

@@ -243,3 +243,18 @@ export const syncChanges = pgTable(
     check('sync_changes_kind_check', oneOf('kind', SYNC_KINDS)),
   ],
 );
+
+/**
+ * The transaction that last changed each day of a user's diary, kept by a trigger on meal_diary. An API process may
+ * keep a day's JSON while the day's row here is unchanged: a write leaves the user's other days, and every other
+ * user's, kept.
+ */
+export const diaryDays = pgTable(
+  'diary_days',
+  {
+    userId: owner(),
+    date: date({ mode: 'string' }).notNull(),
+    version: xid8().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.date] })],
+);

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { diaryRepository, energyInputs, type StoredProfile } from '@nutrition/db/repositories';
 import { energyProfile, isValidDate, portionsOfGrams, todayIn } from '@nutrition/domain';
 import { errors, IdParams, Nullable } from '../../schemas.ts';
-import { conflict, notFound, validationFailed, violatedUnique } from '../../errors.ts';
+import { conflict, notFound, validationFailed, violatedForeignKey, violatedUnique } from '../../errors.ts';
 import { createOnce } from '../../client-ids.ts';
 import { ifMatchVersion, IfMatchHeader, preconditionFailed } from '../../if-match.ts';
 import { Counter } from 'prom-client';
@@ -38,8 +38,9 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
     if (!isValidDate(date)) throw validationFailed(path, 'is not a calendar date');
   };
 
-  // A day read again (the app's home screen) is served from memory after one profile read (shared with the other
-  // requests of the same turn; see plugins/profile-reads.ts).
+  // A day read again (the app's home screen) is served from memory after one read of the profile and the day's
+  // version (shared with the other requests of the same turn; see plugins/profile-reads.ts). A write changes only the
+  // version of its own day.
   const days = new TextCache(opts.cacheMegabytes * 1024 * 1024, DAY_MAX_AGE_MS);
   const dayReads = new Counter({
     name: 'diary_day_cache_reads_total',
@@ -71,15 +72,16 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
       const key = `${userId} ${date} ${request.language}`;
       const generation = days.generation;
       const kept = days.get(key);
-      let profile: StoredProfile | null = kept ? await app.profileReads.load(userId) : null;
-      let day = kept && profile?.diary_version === kept.version ? kept.json : null;
+      const checked = kept ? await app.profileReads.loadWithDay(userId, date) : null;
+      let profile: StoredProfile | null = checked;
+      let day = kept && checked && (checked.day_version ?? '') === kept.version ? kept.json : null;
       dayReads.inc({ result: day === null ? 'miss' : 'hit' });
       if (day === null) {
         // Entries and totals come back as JSON text from PostgreSQL and are sent as is (the schema documents them).
         const read = await entries.dayJson(userId, date, request.language);
         profile = read.profile;
         day = `"entries":${read.entries},"totals":${read.totals}`;
-        if (profile) days.set(key, generation, profile.diary_version, day);
+        if (profile) days.set(key, generation, read.day_version ?? '', day);
       }
       const target = profile
         ? energyProfile(energyInputs(profile), todayIn(profile.timezone, app.now())).calorie_target
@@ -147,7 +149,7 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
             if (await diary.jobLinked(body.job_id)) throw jobAlreadyLinked();
           }
           let dishId = body.dish_id ?? null;
-          let recipeId: string | null = null;
+          let recipe: { id: string; serving_g: number | null } | null = null;
           if (name) {
             // One dish per name and user, even when two requests race.
             await diary.lockDishName(userId, name);
@@ -155,33 +157,48 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
             if (!dishId) {
               // Found before the transaction, gone now: the client may simply retry.
               if (!estimate) throw conflict('The dish changed while it was logged, try again', 'retry');
-              ({ dishId, recipeId } = await diary.createStubDish(userId, name, request.language, estimate));
+              const stub = await diary.createStubDish(userId, name, request.language, estimate);
+              dishId = stub.dishId;
+              recipe = { id: stub.recipeId, serving_g: null };
             }
           }
-          if (dishId && !recipeId) {
-            recipeId = await diary.dishRecipe(userId, dishId);
-            if (!recipeId) throw notFound('Dish');
+          if (dishId && !recipe) {
+            recipe = await diary.dishRecipe(userId, dishId);
+            if (!recipe) throw notFound('Dish');
           }
-          if (body.product_id && !(await diary.productExists(body.product_id))) throw notFound('Product');
           // Grams without portions: as many portions as the grams make of the recipe's serving.
-          const portions = !recipeId
+          const portions = !recipe
             ? null
-            : (body.portions ??
-              (body.portion_g === undefined ? 1 : portionsOfGrams(body.portion_g, await diary.servingGrams(recipeId))));
-          const id = await diary.insert(userId, {
-            date: body.date,
-            mealType: body.meal_type,
-            dishId,
-            recipeId,
-            productId: body.product_id ?? null,
-            portions,
-            portionG: body.portion_g ?? null,
-            jobId: body.job_id ?? null,
-            id: client?.id,
-            clientHash: client?.hash,
-          });
-          return { status: 201, body: (await diary.get(userId, id, request.language))! };
+            : (body.portions ?? (body.portion_g === undefined ? 1 : portionsOfGrams(body.portion_g, recipe.serving_g)));
+          const entry = await diary
+            .insert(
+              userId,
+              {
+                date: body.date,
+                mealType: body.meal_type,
+                dishId,
+                recipeId: recipe?.id ?? null,
+                productId: body.product_id ?? null,
+                portions,
+                portionG: body.portion_g ?? null,
+                jobId: body.job_id ?? null,
+                id: client?.id,
+                clientHash: client?.hash,
+              },
+              request.language,
+            )
+            .catch((err: unknown) => {
+              // The product check is the insert's own foreign key; a dish may be deleted since it was looked up.
+              const key = violatedForeignKey(err);
+              if (key === 'meal_diary_product_id_products_id_fk') throw notFound('Product');
+              if (key === 'meal_diary_recipe_id_recipes_id_fk' || key === 'meal_diary_dish_id_dishes_id_fk')
+                throw notFound('Dish');
+              throw err;
+            });
+          return { status: 201, body: entry };
         },
+        // A product or a known dish is one insert (after the dish's recipe is read): no transaction without a key.
+        inTransaction: name !== undefined || body.job_id !== undefined,
       }).catch((err: unknown) => {
         // Two requests linking one job at the same moment: the unique index decides.
         if (violatedUnique(err) === 'meal_diary_job_idx') throw jobAlreadyLinked();
