@@ -23,6 +23,7 @@ export async function searchBench(databaseUrl: string, queries: number): Promise
   const { sql: productSearchSql, close: closeProductSearch } = createDatabase(databaseUrl, {
     max: 2,
     genericPlans: true,
+    randomPageCost: 1.1,
   });
   const api = await startProcess(
     `${root}apps/api/src/main.ts`,

@@ -58,6 +58,23 @@ t.test('catalog', async (t) => {
     );
   });
 
+  t.test('product search within a category holds only that category', async (t) => {
+    type Item = { id: string; category_code: string | null };
+    const page = async (query: string) =>
+      (await get({ method: 'GET', url: `/products/search?${query}` })).json().items as Item[];
+    const all = await page('q=c&limit=50');
+    const categories = new Set(all.map((p) => p.category_code).filter(Boolean));
+    t.ok(categories.size > 1, `the whole page spans ${categories.size} categories`);
+    for (const category of categories) {
+      const items = await page(`q=c&limit=50&category=${category}`);
+      t.ok(items.length > 0, `${category}: found`);
+      t.ok(
+        items.every((p) => p.category_code === category),
+        `${category}: nothing from another category`,
+      );
+    }
+  });
+
   t.test('hostile and invalid queries', async (t) => {
     for (const q of ['%', '_', '\\', '%%%_', "'; DROP TABLE dishes; --"]) {
       t.same(await search(q), [], `"${q}" is literal text that no dish name has`);

@@ -31,6 +31,11 @@ t.test('pool options reach the session: generic plans, asynchronous commits, tim
     synchronous_commit: 'off',
   });
 
+  const tuned = createDatabase(db.url, { max: 1, randomPageCost: 1.1 });
+  const [cost] = await tuned.sql<{ random_page_cost: string }[]>`SHOW random_page_cost`;
+  await tuned.close();
+  t.equal(cost!.random_page_cost, '1.1', 'the planner cost of a random page read is set per pool');
+
   const { sql, close } = createDatabase(db.url, { max: 1 });
   t.teardown(close);
   const at = new Date('2026-11-23T04:05:06.789Z');

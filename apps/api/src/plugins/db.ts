@@ -42,6 +42,9 @@ export default fp(
       max: 4,
       connectTimeoutMs: opts.connectTimeoutMs,
       genericPlans: true,
+      // The page's category names are probes of a 300-row table that the default cost of 4 scans whole per row
+      // instead (1.5 ms of a 7 ms query at a million products).
+      randomPageCost: 1.1,
       applicationName: 'nutrition-api-product-search',
     });
     app.decorate('sql', database.sql);

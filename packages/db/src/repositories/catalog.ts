@@ -231,7 +231,8 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
           GROUP BY c.product_id
         ),
         page AS (
-          SELECT r.product_id, r.score FROM ranked r JOIN products p ON p.id = r.product_id
+          -- products joined only to filter by category: a probe per candidate otherwise spent for nothing
+          SELECT r.product_id, r.score FROM ranked r ${s.category ? db`JOIN products p ON p.id = r.product_id` : db``}
           WHERE true ${filter}
             ${s.after ? db`AND (r.score, r.product_id) < (${s.after.score}::numeric, ${s.after.id}::uuid)` : db``}
           ORDER BY r.score DESC, r.product_id DESC
