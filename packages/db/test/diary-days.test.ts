@@ -1,0 +1,49 @@
+import t from 'tap';
+import { createDatabase } from '../src/client.ts';
+import { createTestDatabase } from '../src/testing.ts';
+
+t.test("a diary day's version changes with every change to that day, and only that day's", async (t) => {
+  const db = await createTestDatabase();
+  t.teardown(db.drop);
+  const { sql, close } = createDatabase(db.url, { max: 1 });
+  t.teardown(close);
+  const [user] = await sql<{ id: string }[]>`
+    INSERT INTO users (identity_provider, external_subject) VALUES ('dev', 'days') RETURNING id`;
+  const [product] = await sql<{ id: string }[]>`SELECT id FROM products WHERE code = 'milk'`;
+  const versions = async () =>
+    Object.fromEntries(
+      (
+        await sql<{ date: string; version: string }[]>`
+          SELECT date::text, version::text FROM diary_days WHERE user_id = ${user!.id}`
+      ).map((r) => [r.date, r.version]),
+    );
+  const previousRelease = async () =>
+    Number((await sql<{ v: string }[]>`SELECT diary_version::text AS v FROM users WHERE id = ${user!.id}`)[0]!.v);
+
+  const [entry] = await sql<{ id: string }[]>`
+    INSERT INTO meal_diary (user_id, date, meal_type, product_id, portion_g)
+    VALUES (${user!.id}, '2026-10-01', 'lunch', ${product!.id}, 100) RETURNING id`;
+  await sql`INSERT INTO meal_diary (user_id, date, meal_type, product_id, portion_g)
+    VALUES (${user!.id}, '2026-10-02', 'lunch', ${product!.id}, 100)`;
+  const first = await versions();
+  t.same(Object.keys(first).sort(), ['2026-10-01', '2026-10-02']);
+  const bumps = await previousRelease();
+  t.equal(bumps, 2, 'the per-user counter of the previous release still counts every change');
+
+  await sql`UPDATE meal_diary SET portion_g = 150 WHERE id = ${entry!.id}`;
+  const second = await versions();
+  t.not(second['2026-10-01'], first['2026-10-01'], 'a change to the day');
+  t.equal(second['2026-10-02'], first['2026-10-02'], 'leaves the other day as it was');
+
+  await sql`UPDATE meal_diary SET date = '2026-10-02' WHERE id = ${entry!.id}`;
+  const third = await versions();
+  t.not(third['2026-10-01'], second['2026-10-01'], 'a moved entry changes the day it left');
+  t.not(third['2026-10-02'], second['2026-10-02'], 'and the day it joined');
+
+  await sql`DELETE FROM meal_diary WHERE id = ${entry!.id}`;
+  t.not((await versions())['2026-10-02'], third['2026-10-02'], 'a deletion changes its day');
+  t.equal(await previousRelease(), bumps + 3);
+
+  await sql`DELETE FROM users WHERE id = ${user!.id}`;
+  t.same(await versions(), {}, "a deleted user's days go with them");
+});
