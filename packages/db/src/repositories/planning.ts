@@ -18,22 +18,13 @@ export interface GeneratedRecipeInput {
 export function generatedRecipeRepository(sql: Queryable) {
   /**
    * Curated (not imported) products for ingredient names: an exact name in any language first, else the closest
-   * name (trigram similarity >= 0.6). Unmatched names stay null and are kept with their text.
+   * name (trigram similarity >= 0.6). Unmatched names stay null and are kept with their text. The query is the
+   * database function `match_curated_products` (drizzle/0024), which raises the trigram threshold for itself alone.
    */
   async function matchProducts(names: string[]): Promise<(string | null)[]> {
     if (names.length === 0) return [];
-    const rows = await sql<{ i: number; product_id: string | null }[]>`
-      SELECT q.i::int AS i, m.product_id
-      FROM unnest(${names.map((n) => n.trim())}::text[]) WITH ORDINALITY AS typed(name, i)
-      CROSS JOIN LATERAL (SELECT fold_text(typed.name) AS name, typed.i) q
-      LEFT JOIN LATERAL (
-        SELECT a.product_id FROM product_aliases a
-        WHERE NOT a.imported AND (a.search_name = q.name OR a.search_name % q.name)
-          AND similarity(a.search_name, q.name) >= 0.6
-        ORDER BY a.search_name = q.name DESC, similarity(a.search_name, q.name) DESC, a.is_primary DESC
-        LIMIT 1
-      ) m ON true
-      ORDER BY q.i`;
+    const rows = await sql<{ product_id: string | null }[]>`
+      SELECT product_id FROM match_curated_products(${names.map((n) => n.trim())}::text[]) ORDER BY i`;
     return rows.map((r) => r.product_id);
   }
 
