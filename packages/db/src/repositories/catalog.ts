@@ -140,11 +140,6 @@ const CANDIDATES = 150;
 export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchSql: Sql = sql) {
   /**
    * The query's tsquery, built in the search statement itself (one round trip): every word as a word prefix, widened
-   * by the three closest vocabulary words when it is 3+ characters and neither a word nor a word prefix of any name
-   * (a typo). Query words hold only letters and digits; vocabulary words are quoted as tsquery lexemes.
-   */
-  /**
-   * The query's tsquery, built in the search statement itself (one round trip): every word as a word prefix, widened
    * by vocabulary words that are the word cut short by one or two letters (`tomatoe` is `tomato`, `eggs` is `egg`),
    * and, when it is 3+ characters and neither a word nor a word prefix of any name (a typo), by the three closest
    * vocabulary words. Query words hold only letters and digits; vocabulary words are quoted as tsquery lexemes.
