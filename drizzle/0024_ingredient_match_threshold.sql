@@ -1,5 +1,5 @@
 -- Ingredient names matched to curated products (see generatedRecipeRepository.matchProducts): an exact folded name
--- first, else the closest name with trigram similarity >= 0.6; answers in the order of the names, null where none.
+-- first, else the closest name with trigram similarity >= 0.6, null where none; each with its name's position `i`.
 -- A function for its SET clause: `%` takes its threshold from pg_trgm.similarity_threshold, and at the default 0.3
 -- the trigram index hands every loosely similar name to the similarity filter (a week menu's 150 names took 215-290
 -- ms on a slow machine; at 0.6, 36-57 ms with the same answers). The setting holds inside the function only, so
@@ -16,5 +16,4 @@ LANGUAGE sql STABLE SET pg_trgm.similarity_threshold = 0.6 AS $$
     ORDER BY a.search_name = q.name DESC, similarity(a.search_name, q.name) DESC, a.is_primary DESC
     LIMIT 1
   ) m ON true
-  ORDER BY q.i
 $$;
