@@ -1,0 +1,35 @@
+import t from 'tap';
+import { createDatabase } from '../src/client.ts';
+import { recognitionRepository } from '../src/repositories/recognition.ts';
+import { createTestDatabase } from '../src/testing.ts';
+
+t.test('a submission reads a bounded number of finished jobs, however many finished lately', async (t) => {
+  const db = await createTestDatabase();
+  t.teardown(db.drop);
+  const { sql, close } = createDatabase(db.url, { max: 1 });
+  t.teardown(close);
+  const [user] = await sql<{ id: string }[]>`
+    INSERT INTO users (identity_provider, external_subject) VALUES ('dev', 'busy') RETURNING id`;
+  // A busy quarter of an hour: 5,000 jobs of 2 s each finished, after a slow history of 10 s jobs.
+  await sql`
+    INSERT INTO dish_recognition_jobs (user_id, status, started_at, finished_at)
+    SELECT ${user!.id}, 'done', now() - interval '2 hours' - interval '10 s', now() - interval '2 hours'
+    FROM generate_series(1, 1000)`;
+  await sql`
+    INSERT INTO dish_recognition_jobs (user_id, status, started_at, finished_at)
+    SELECT ${user!.id}, 'done', now() - make_interval(secs => n * 0.15 + 2), now() - make_interval(secs => n * 0.15)
+    FROM generate_series(1, 5000) n`;
+  await sql`ANALYZE dish_recognition_jobs`;
+
+  const image = { contentType: 'image/jpeg', data: Buffer.from('jpeg') };
+  const { read, job } = await sql.begin(async (tx) => {
+    const job = await recognitionRepository(tx).create('dish', user!.id, {}, [image]);
+    // This transaction's own row reads of the job table, index and sequential scans alike.
+    const [stats] = await tx<{ read: number }[]>`
+      SELECT (coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0))::int AS read
+      FROM pg_stat_xact_user_tables WHERE relname = 'dish_recognition_jobs'`;
+    return { read: stats!.read, job };
+  });
+  t.ok(read <= 300, `the last 200 finished jobs and a few more are read, not 5,000 (read ${read})`);
+  t.ok(Math.abs(job.avgSeconds! - 2) < 0.01, `the recent 2 s per job, not the history's 10 s (${job.avgSeconds})`);
+});
