@@ -53,7 +53,8 @@ export function recognitionRepository(sql: Queryable) {
     /**
      * The job row with the user's current plan and its images, the wake-up call to idle workers (sent on commit), and
      * what the client is told about its wait: one statement of the caller's transaction (the queue entry goes in the
-     * same one). Image ids are drawn first, so the job row carries its image references; the photos follow.
+     * same one). Image ids are drawn first, so the job row carries its image references; the first photo is stored by
+     * the same statement, and the others follow.
      *
      * `ahead` counts the jobs that will be taken first, in the paid-first order: the tickets of the job's plan issued
      * before its own and not yet taken, and for a free job every paid ticket not yet taken. Tickets (see
@@ -82,6 +83,8 @@ export function recognitionRepository(sql: Queryable) {
       // The last jobs finished, read in the order of the partial index on finished_at (its NULLS LAST included) and
       // only as many as asked: filtered by age first, the planner sorted every job of the last 15 minutes, thousands
       // on a busy service, on each submission.
+      const jobColumn = sql(kind === 'dish' ? 'dish_job_id' : 'product_job_id');
+      const first = images[0]!;
       const latestDone = (limit: number) => sql`
         SELECT finished_at, started_at FROM ${table} WHERE status = 'done' AND started_at IS NOT NULL
         ORDER BY finished_at DESC NULLS LAST LIMIT ${limit}`;
@@ -116,6 +119,11 @@ export function recognitionRepository(sql: Queryable) {
         ),
         paid_issued AS (
           SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS last FROM ${sql(tickets('paid'))}
+        ),
+        first_image AS (
+          INSERT INTO job_images (id, ${jobColumn}, position, content_type, byte_size, data)
+          SELECT img.id, job.id, 0, img.content_type, img.byte_size, ${first.data}::bytea
+          FROM img, job WHERE img.position = 0
         )
         SELECT job.id, job.plan, pg_notify(${SUBMITTED_CHANNEL}, ${kind}),
                (SELECT array_agg(img.id ORDER BY position) FROM img) AS image_ids,
@@ -133,14 +141,13 @@ export function recognitionRepository(sql: Queryable) {
                (SELECT count(*)::int FROM ${table} WHERE status = 'processing') AS processing
         FROM job`;
       if (!job) throw new Error(`no user ${userId} to submit a job for`);
-      // A statement per photo: the driver sends bytea as hex text, so one statement for ten photos would hold all of
-      // them twice over in memory at once.
-      const jobColumn = sql(kind === 'dish' ? 'dish_job_id' : 'product_job_id');
-      for (const [position, img] of images.entries())
+      // The first photo went with the job row; a statement per further photo: the driver sends bytea as hex text, so
+      // one statement for ten photos would hold all of them twice over in memory at once.
+      for (let position = 1; position < images.length; position++)
         await sql`
           INSERT INTO job_images (id, ${jobColumn}, position, content_type, byte_size, data)
-          VALUES (${job.image_ids[position]!}, ${job.id}, ${position}, ${img.contentType}, ${img.data.length},
-                  ${img.data})`;
+          VALUES (${job.image_ids[position]!}, ${job.id}, ${position}, ${images[position]!.contentType},
+                  ${images[position]!.data.length}, ${images[position]!.data})`;
       return { id: job.id, plan: job.plan, ahead: job.ahead, avgSeconds: job.avg_seconds, processing: job.processing };
     },
 
