@@ -107,9 +107,7 @@ export function menuRepository(sql: Queryable) {
     /** One slot of one of the user's menus; false when there is none. */
     async deleteItem(userId: string, id: string): Promise<boolean> {
       const rows = await sql`
-        DELETE FROM menu_items i USING menu_plans p
-        WHERE i.id = ${id} AND p.id = i.menu_plan_id AND p.user_id = ${userId}
-        RETURNING i.id`;
+        DELETE FROM menu_items WHERE id = ${id} AND user_id = ${userId} RETURNING id`;
       return rows.length > 0;
     },
 

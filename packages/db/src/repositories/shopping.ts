@@ -214,8 +214,7 @@ export function shoppingRepository(sql: Queryable) {
 
     async deleteItem(userId: string, itemId: string): Promise<boolean> {
       const rows = await sql`
-        DELETE FROM shopping_list_items i USING shopping_lists l
-        WHERE i.id = ${itemId} AND l.id = i.shopping_list_id AND l.user_id = ${userId} RETURNING i.id`;
+        DELETE FROM shopping_list_items WHERE id = ${itemId} AND user_id = ${userId} RETURNING id`;
       return rows.length > 0;
     },
 
