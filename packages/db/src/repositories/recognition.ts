@@ -80,11 +80,11 @@ export function recognitionRepository(sql: Queryable) {
               sql`${fields.targetDate ?? null}::date, ${fields.targetMealType ?? null}::text`,
             ]
           : [sql`job_type`, sql`${fields.jobType!}::text`];
+      const jobColumn = sql(kind === 'dish' ? 'dish_job_id' : 'product_job_id');
+      const first = images[0]!;
       // The last jobs finished, read in the order of the partial index on finished_at (its NULLS LAST included) and
       // only as many as asked: filtered by age first, the planner sorted every job of the last 15 minutes, thousands
       // on a busy service, on each submission.
-      const jobColumn = sql(kind === 'dish' ? 'dish_job_id' : 'product_job_id');
-      const first = images[0]!;
       const latestDone = (limit: number) => sql`
         SELECT finished_at, started_at FROM ${table} WHERE status = 'done' AND started_at IS NOT NULL
         ORDER BY finished_at DESC NULLS LAST LIMIT ${limit}`;
