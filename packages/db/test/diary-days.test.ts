@@ -1,12 +1,8 @@
 import t from 'tap';
-import { createDatabase } from '../src/client.ts';
-import { createTestDatabase } from '../src/testing.ts';
+import { openTestDatabase } from '../src/testing.ts';
 
 t.test("a diary day's version changes with every change to that day, and only that day's", async (t) => {
-  const db = await createTestDatabase();
-  t.teardown(db.drop);
-  const { sql, close } = createDatabase(db.url, { max: 1 });
-  t.teardown(close);
+  const { sql } = await openTestDatabase(t, { max: 1 });
   const [user] = await sql<{ id: string }[]>`
     INSERT INTO users (identity_provider, external_subject) VALUES ('dev', 'days') RETURNING id`;
   const [product] = await sql<{ id: string }[]>`SELECT id FROM products WHERE code = 'milk'`;

@@ -1,15 +1,11 @@
 import t from 'tap';
-import { createDatabase } from '../src/client.ts';
 import { generatedRecipeRepository } from '../src/repositories/index.ts';
-import { createTestDatabase } from '../src/testing.ts';
+import { openTestDatabase } from '../src/testing.ts';
 
 t.test(
   'ingredient names match curated products as the plain query at the default trigram threshold does',
   async (t) => {
-    const db = await createTestDatabase();
-    t.teardown(db.drop);
-    const { sql, close } = createDatabase(db.url, { max: 1 });
-    t.teardown(close);
+    const { sql } = await openTestDatabase(t, { max: 1 });
     const curated = (
       await sql<{ name: string }[]>`
       SELECT name FROM product_aliases WHERE NOT imported ORDER BY md5(name) LIMIT 150`

@@ -1,13 +1,9 @@
 import t from 'tap';
-import { createDatabase } from '../src/client.ts';
 import { recognitionRepository } from '../src/repositories/recognition.ts';
-import { createTestDatabase } from '../src/testing.ts';
+import { openTestDatabase } from '../src/testing.ts';
 
 t.test('a submission reads a bounded number of finished jobs, however many finished lately', async (t) => {
-  const db = await createTestDatabase();
-  t.teardown(db.drop);
-  const { sql, close } = createDatabase(db.url, { max: 1 });
-  t.teardown(close);
+  const { sql } = await openTestDatabase(t, { max: 1 });
   const [user] = await sql<{ id: string }[]>`
     INSERT INTO users (identity_provider, external_subject) VALUES ('dev', 'busy') RETURNING id`;
   // A busy quarter of an hour: 5,000 jobs of 2 s each finished, after a slow history of 10 s jobs.
