@@ -45,7 +45,7 @@ export function syncRepository(sql: Queryable) {
     ): Promise<{ snapshot: string; rows: ChangeRow[] }> {
       const [page] = await sql<{ snapshot: string; rows: ChangeRow[] }[]>`
         SELECT pg_current_snapshot()::text AS snapshot, COALESCE((SELECT json_agg(c) FROM (
-          SELECT kind, row_id, deleted, xid::text AS xid FROM sync_changes
+          SELECT kind, row_id, deleted, xid::text AS xid FROM sync_changes f
           WHERE user_id = ${userId}
             ${
               opts.since === null
@@ -59,7 +59,8 @@ export function syncRepository(sql: Queryable) {
                 ? sql``
                 : sql`AND (xid, kind, row_id) > (${opts.after.xid}::xid8, ${opts.after.kind}, ${opts.after.id}::uuid)`
             }
-          ORDER BY xid, kind, row_id
+          -- f.xid: the bare name is the text column above, where "1000" sorts before "999"
+          ORDER BY f.xid, f.kind, f.row_id
           LIMIT ${opts.limit}) c), '[]') AS rows`;
       return page!;
     },
