@@ -247,7 +247,7 @@ export async function buildApp(config: Config, options: AppOptions = {}) {
   await app.register(menuRoutes, { config });
   await app.register(shoppingListRoutes);
   await app.register(recognitionRoutes, { config });
-  await app.register(syncRoutes, { secret: config.JWT_SECRET });
+  await app.register(syncRoutes, { secret: config.JWT_SECRET, pollMs: config.SYNC_STREAM_POLL_MS });
   await app.register(accountRoutes);
   return app;
 }

@@ -122,6 +122,12 @@ export const ConfigSchema = Type.Object({
     default: 16,
     description: 'memory per API process for product search answers asked again within a minute (0: off)',
   }),
+  SYNC_STREAM_POLL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 10_000,
+    default: 250,
+    description: "how often an API process asks the change feed which of its sync streams' users changed",
+  }),
   METRICS_TOKEN: Type.String({ default: '', description: 'when set, /metrics needs Authorization: Bearer <token>' }),
   SHUTDOWN_TIMEOUT_MS: Type.Integer({
     minimum: 100,

@@ -419,8 +419,8 @@ function openStream(url: string, token: string, headers: Record<string, string> 
   return {
     opened,
     events,
-    async next(timeoutMs = 5000) {
-      const count = events.length;
+    /** The first event after the `count`th (default: after those already heard). */
+    async next(timeoutMs = 5000, count = events.length) {
       const deadline = Date.now() + timeoutMs;
       while (events.length === count && Date.now() < deadline)
         await new Promise<void>((r) => {
@@ -467,6 +467,74 @@ t.test('the sync stream wakes on a change of the caller only, and on reconnect a
   t.teardown(() => caughtUp.close());
   t.equal(await caughtUp.next(500), undefined, 'nothing since that position: no event');
 });
+
+t.test(
+  'sync streams poll the feed: across processes, for many users at once, and for a transaction that commits late',
+  async (t) => {
+    const { app, sql, url: databaseUrl } = await buildTestApp(t, { SYNC_STREAM_POLL_MS: '50' });
+    const { buildApp } = await import('../src/app.ts');
+    const { loadConfig } = await import('../src/config.ts');
+    const other = await buildApp(
+      loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, SYNC_STREAM_POLL_MS: '50' }),
+    );
+    t.teardown(() => other.close());
+    const streamUrl = async (server: typeof app) => {
+      await server.listen({ port: 0, host: '127.0.0.1' });
+      return `http://127.0.0.1:${(server.server.address() as AddressInfo).port}/sync/stream`;
+    };
+    const [here, there] = [await streamUrl(app), await streamUrl(other)];
+    const [milk] = await sql<{ id: string }[]>`SELECT id FROM products WHERE code = 'milk'`;
+
+    // Twelve users, each with a stream on either process; every one writes through the other process, all at once.
+    const users = await Promise.all(Array.from({ length: 12 }, (_, i) => login(app, `poller-${i}`)));
+    const streams = users.map((u, i) => openStream(i % 2 ? there : here, u.access_token));
+    t.teardown(() => {
+      for (const s of streams) s.close();
+    });
+    t.same(
+      await Promise.all(streams.map((s) => s.opened)),
+      users.map(() => 200),
+    );
+    const heard = streams.map((s) => s.events.length);
+    await Promise.all(
+      users.slice(0, 6).map((u, i) =>
+        as(
+          i % 2 ? app : other,
+          u,
+        )({
+          method: 'POST',
+          url: '/user-products',
+          payload: { product_id: milk!.id, quantity: 1, unit_code: 'l' },
+        }),
+      ),
+    );
+    const told = await Promise.all(streams.map((s, i) => s.next(i < 6 ? 5000 : 300, heard[i])));
+    t.same(
+      told.map((e) => e?.event),
+      users.map((_, i) => (i < 6 ? 'changed' : undefined)),
+      'each writer hears of its own change, whichever process holds its stream; the others hear nothing',
+    );
+
+    // A transaction that began before several polls and commits after them is told when it commits.
+    const late = streams[6]!;
+    const heardLate = late.events.length;
+    await sql.begin(async (tx) => {
+      await tx`INSERT INTO user_products (user_id, product_id, quantity, unit_code, storage_days)
+               VALUES (${users[6]!.user.id}, ${milk!.id}, 2, 'l', 7)`;
+      t.equal(await late.next(300), undefined, 'nothing told before the commit');
+    });
+    t.equal((await late.next(5000, heardLate))?.event, 'changed', 'told after the commit');
+
+    // The feed's writes NOTIFY no one: PostgreSQL lets one notifying commit through at a time.
+    const notified: string[] = [];
+    const { unlisten } = await sql.listen('sync_changed', (payload) => notified.push(payload));
+    const heardProfile = streams[7]!.events.length;
+    await as(app, users[7]!)({ method: 'PUT', url: '/profile', payload: { weight_kg: 70 } });
+    t.equal((await streams[7]!.next(5000, heardProfile))?.event, 'changed');
+    await unlisten();
+    t.same(notified, [], 'no notification per write');
+  },
+);
 
 t.test('tombstones are kept for the retention period and purged after it', async (t) => {
   const { app, sql } = await buildTestApp(t);

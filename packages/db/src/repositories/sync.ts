@@ -65,6 +65,37 @@ export function syncRepository(sql: Queryable) {
       return page!;
     },
 
+    /**
+     * The sync streams' poll, read at one snapshot (returned: the next poll's `since`). `users`: whose changes
+     * committed since the snapshot `since` (what began after it, or was still running at it), read through the xid
+     * index, so the cost follows the changes, not the streams. `changed`: of `watched` (streams with a snapshot of
+     * their own: opened or resumed since), the positions of those with changes since it.
+     */
+    async changedSince(
+      since: string | null,
+      watched: { userId: string; since: string }[],
+    ): Promise<{ snapshot: string; users: string[]; changed: number[] }> {
+      const [row] = await sql<{ snapshot: string; users: string[]; changed: number[] }[]>`
+        SELECT pg_current_snapshot()::text AS snapshot,
+          ${
+            since === null
+              ? sql`'{}'::text[]`
+              : sql`ARRAY(
+                  SELECT user_id FROM sync_changes WHERE xid >= pg_snapshot_xmax(${since}::pg_snapshot)
+                  UNION
+                  SELECT c.user_id FROM pg_snapshot_xip(${since}::pg_snapshot) x
+                  CROSS JOIN LATERAL (SELECT user_id FROM sync_changes WHERE xid = x) c)::text[]`
+          } AS users,
+          ARRAY(
+            SELECT w.i - 1
+            FROM unnest(${watched.map((w) => w.userId)}::uuid[], ${watched.map((w) => w.since)}::pg_snapshot[])
+              WITH ORDINALITY AS w(user_id, since, i)
+            WHERE EXISTS (SELECT 1 FROM sync_changes c
+                          WHERE c.user_id = w.user_id AND c.xid >= pg_snapshot_xmin(w.since)
+                            AND NOT pg_visible_in_snapshot(c.xid, w.since)))::int[] AS changed`;
+      return row!;
+    },
+
     /** The current snapshot: the feed's head, as a cursor's lower bound. */
     async snapshot(): Promise<string> {
       const [row] = await sql<{ snapshot: string }[]>`SELECT pg_current_snapshot()::text AS snapshot`;

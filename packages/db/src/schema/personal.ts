@@ -239,6 +239,8 @@ export const syncChanges = pgTable(
   (t) => [
     primaryKey({ columns: [t.rowId, t.kind] }),
     index('sync_changes_feed_idx').on(t.userId, t.xid, t.kind, t.rowId),
+    // The sync streams' poll reads the changes made since its last snapshot, whoever they belong to.
+    index('sync_changes_xid_idx').on(t.xid),
     index('sync_changes_tombstones_idx').on(t.changedAt).where(sql`${t.deleted}`),
     check('sync_changes_kind_check', oneOf('kind', SYNC_KINDS)),
   ],

@@ -30,8 +30,6 @@ const SYNC_RETENTION_DAYS = 30;
 const RETENTION_MS = SYNC_RETENTION_DAYS * 24 * 3600_000;
 /** Tombstones are purged a day after a cursor that could need them has expired. */
 const PURGE_AFTER_DAYS = SYNC_RETENTION_DAYS + 1;
-/** Changes of one user within this long wake a stream once. */
-const STREAM_COALESCE_MS = 50;
 
 /**
  * A cursor: the snapshot the client has seen everything of (`s`, taken at `st` ms; null before the first pull) and,
@@ -90,7 +88,7 @@ const SyncPage = named(
 );
 
 /** The change feed of an offline-first app, and a stream that tells it when to pull. */
-const sync: FastifyPluginAsyncTypebox<{ secret: string }> = async (app, opts) => {
+const sync: FastifyPluginAsyncTypebox<{ secret: string; pollMs: number }> = async (app, opts) => {
   app.addHook('onRequest', app.authenticate);
   const key = createHmac('sha256', opts.secret).update('sync cursor').digest();
   const sign = (payload: string) => createHmac('sha256', key).update(payload).digest('base64url');
@@ -111,9 +109,6 @@ const sync: FastifyPluginAsyncTypebox<{ secret: string }> = async (app, opts) =>
       return null;
     }
   };
-  const headCursor = async (userId: string) =>
-    encode({ u: userId, s: await syncRepository(app.sql).snapshot(), st: app.now().getTime() });
-
   const purge = async () => {
     try {
       const purged = await syncRepository(app.sql).purgeTombstones(PURGE_AFTER_DAYS);
@@ -215,28 +210,45 @@ const sync: FastifyPluginAsyncTypebox<{ secret: string }> = async (app, opts) =>
     },
   );
 
-  // Open sync streams of this process by user; a NOTIFY on `sync_changed` (the user's id, sent on commit by the
-  // change feed's trigger) wakes that user's streams, coalesced over a few milliseconds.
-  const streams = new Map<string, Set<(cursor: string) => void>>();
-  const pending = new Set<string>();
-  const wake = (userId: string) => {
-    if (!streams.has(userId) || pending.has(userId)) return;
-    pending.add(userId);
-    setTimeout(() => {
-      pending.delete(userId);
-      const listeners = streams.get(userId);
-      if (!listeners) return;
-      headCursor(userId).then(
-        (cursor) => {
-          for (const send of listeners) send(cursor);
-        },
-        (err) => app.log.warn({ err }, 'sync stream could not read the feed position'),
-      );
-    }, STREAM_COALESCE_MS).unref();
+  // The open sync streams of this process, each with the snapshot its changes are told since. While any is open, one
+  // statement every `pollMs` asks the feed which of them have changes: writes do not NOTIFY (migration 0025), since
+  // PostgreSQL lets one notifying commit through at a time.
+  const streams = new Set<{ userId: string; since: string; send: (cursor: string) => void }>();
+  // The last poll's snapshot, and so the `since` of every stream it polled.
+  let head: string | null = null;
+  let timer: NodeJS.Timeout | undefined;
+  let polling = false;
+  let closed = false;
+  const schedule = () => {
+    if (timer === undefined && !polling && !closed && streams.size > 0) timer = setTimeout(poll, opts.pollMs);
   };
-  // After the LISTEN connection comes back, every stream may have missed a change: wake them all.
-  await app.notifications.subscribe('sync_changed', wake, () => {
-    for (const userId of streams.keys()) wake(userId);
+  const poll = async () => {
+    timer = undefined;
+    polling = true;
+    const polled = [...streams];
+    const own = polled.filter((stream) => stream.since !== head);
+    try {
+      const { snapshot, users, changed } = await syncRepository(app.sql).changedSince(head, own);
+      const changedUsers = new Set(users);
+      const changedOwn = new Set(changed.map((i) => own[i]));
+      const at = app.now().getTime();
+      for (const stream of polled) {
+        if (stream.since === head ? changedUsers.has(stream.userId) : changedOwn.has(stream))
+          stream.send(encode({ u: stream.userId, s: snapshot, st: at }));
+        stream.since = snapshot;
+      }
+      head = snapshot;
+    } catch (err) {
+      // Nothing is lost: the next poll asks again from the same snapshots.
+      app.log.warn({ err }, 'sync streams could not read the change feed');
+    } finally {
+      polling = false;
+      schedule();
+    }
+  };
+  app.addHook('onClose', async () => {
+    closed = true;
+    clearTimeout(timer);
   });
 
   app.get(
@@ -251,27 +263,20 @@ const sync: FastifyPluginAsyncTypebox<{ secret: string }> = async (app, opts) =>
     },
     async (request, reply) => {
       const userId = request.user.id;
-      const events = openEventStream(request, reply);
-      const send = (cursor: string) => events.send('changed', JSON.stringify({ cursor }), cursor);
-      const listeners = streams.get(userId) ?? new Set();
-      streams.set(userId, listeners);
-      listeners.add(send);
-      events.onClose(() => {
-        listeners.delete(send);
-        if (listeners.size === 0) streams.delete(userId);
-      });
-      // A client reconnecting with the last event's cursor hears at once of what changed while it was away.
+      // A client reconnecting with the last event's cursor hears of what changed since (at the first poll); a new
+      // stream of what commits once it is open.
       const resumed = request.headers['last-event-id'];
-      const since = typeof resumed === 'string' ? decode(resumed, userId) : null;
-      if (since?.s) {
-        const { rows } = await syncRepository(app.sql).changes(userId, {
-          since: since.s,
-          upTo: null,
-          after: null,
-          limit: 1,
-        });
-        if (rows.length > 0) wake(userId);
-      }
+      const since =
+        (typeof resumed === 'string' ? decode(resumed, userId)?.s : null) ?? (await syncRepository(app.sql).snapshot());
+      const events = openEventStream(request, reply);
+      const stream = {
+        userId,
+        since,
+        send: (cursor: string) => events.send('changed', JSON.stringify({ cursor }), cursor),
+      };
+      streams.add(stream);
+      events.onClose(() => streams.delete(stream));
+      schedule();
     },
   );
 };
