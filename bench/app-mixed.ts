@@ -9,7 +9,8 @@ const SEARCHES = ['milk', 'chocolate', 'chee', 'bread', 'yog', 'chicken', 'apple
  * `app-mixed`: the whole app as many people use it at once. 200 users with two weeks of diary each; per 100
  * requests 60 diary days, 15 product searches, 10 profiles, 10 diary writes and 5 pantry lists, each from any user
  * and day, 32 connections, against hello-world. Reports the diary day cache's hit rate under that mix (writes of one
- * user must not cost the others their kept days). Both servers warm up on the same load first.
+ * user must not cost the others their kept days), and the diary writes alone. Both servers warm up on the same load
+ * first.
  */
 export async function appMixedBench(databaseUrl: string, seconds: number): Promise<Row[]> {
   const api = await startProcess(
@@ -38,6 +39,7 @@ export async function appMixedBench(databaseUrl: string, seconds: number): Promi
       SELECT u, d::date, 'snack', ${product!.id}, 250 FROM unnest(${ids}::uuid[]) u, unnest(${dates}::text[]) d`;
 
     const requests: LoadRequest[] = [];
+    const writes: LoadRequest[] = [];
     // User and day drawn apart from the kind of request (a fixed sequence): every user both reads and writes.
     let state = 11;
     const draw = (n: number) => {
@@ -55,12 +57,15 @@ export async function appMixedBench(databaseUrl: string, seconds: number): Promi
         requests.push({ method: 'GET', path: `/products/search?q=${encodeURIComponent(q)}`, headers });
       } else if (kind < 85) requests.push({ method: 'GET', path: '/profile', headers });
       else if (kind < 95) {
-        requests.push({
+        const write = {
           method: 'POST',
           path: '/diary',
           headers: { ...headers, 'content-type': 'application/json' },
           body: JSON.stringify({ date, meal_type: 'snack', product_id: product!.id, portion_g: 30 }),
-        });
+        };
+        requests.push(write);
+        // Also run alone: many users writing at once, as when everyone logs lunch.
+        writes.push(write);
       } else requests.push({ method: 'GET', path: '/user-products', headers });
     }
     const connections = 32;
@@ -75,6 +80,7 @@ export async function appMixedBench(databaseUrl: string, seconds: number): Promi
     const before = await dayCacheReads(api.url);
     const load = await mixedLoad(api.url, mix, { seconds, connections });
     const after = await dayCacheReads(api.url);
+    const written = await mixedLoad(api.url, shuffle(writes), { seconds, connections });
     const hits = after.hit - before.hit;
     const reads = hits + after.miss - before.miss;
     return [
@@ -91,6 +97,8 @@ export async function appMixedBench(databaseUrl: string, seconds: number): Promi
         ratioRow('app-mixed', `the same, its first ${warm.seconds} s (warm-up), req/s`, cold.rps, 'req/s', base.rps, 0),
       ),
       reported(maxRow('app-mixed', 'p99 in the warm-up', cold.p99, 'ms', 0)),
+      reported(ratioRow('app-mixed', `diary writes alone, ${USERS} users, req/s`, written.rps, 'req/s', base.rps, 0)),
+      reported(maxRow('app-mixed', 'p99 of those writes', written.p99, 'ms', 0)),
       {
         id: 'app-mixed',
         figure: 'diary day cache hit rate under that load',
