@@ -1,6 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
 import t from 'tap';
+import postgres from 'postgres';
 import { weekStart } from '@nutrition/domain';
 import { syncRepository } from '@nutrition/db/repositories';
 import { as, assertError, buildTestApp, login } from './helpers.ts';
@@ -535,6 +537,47 @@ t.test(
     t.same(notified, [], 'no notification per write');
   },
 );
+
+t.test('a database outage: the poll logs it once, and the stream hears the first change after', async (t) => {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _e, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const { app, sql, adminUrl } = await buildTestApp(
+    t,
+    { SYNC_STREAM_POLL_MS: '20' },
+    { logger: { level: 'info', stream } },
+  );
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const session = await login(app, 'outlasting');
+  const listener = openStream(
+    `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/sync/stream`,
+    session.access_token,
+  );
+  t.teardown(() => listener.close());
+  t.equal(await listener.opened, 200);
+  const [milk] = await sql<{ id: string }[]>`SELECT id FROM products WHERE code = 'milk'`;
+
+  // The API's connections are cut and new ones refused for a while: many polls fail.
+  const [database] = await sql<{ name: string }[]>`SELECT current_database() AS name`;
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  t.teardown(() => admin.end());
+  await admin.unsafe(`ALTER DATABASE ${database!.name} ALLOW_CONNECTIONS false`);
+  await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ${database!.name}`;
+  await new Promise((r) => setTimeout(r, 400));
+  await admin.unsafe(`ALTER DATABASE ${database!.name} ALLOW_CONNECTIONS true`);
+  const failed = lines.filter((l) => l.includes('sync streams cannot read the change feed')).length;
+  t.equal(failed, 1, 'one warning for the outage, not one per poll');
+
+  const heard = listener.events.length;
+  await sql`INSERT INTO user_products (user_id, product_id, quantity, unit_code, storage_days)
+            VALUES (${session.user.id}, ${milk!.id}, 1, 'l', 7)`;
+  t.equal((await listener.next(5000, heard))?.event, 'changed', 'the first change after the outage is told');
+  t.equal(lines.filter((l) => l.includes('sync streams read the change feed again')).length, 1);
+});
 
 t.test('tombstones are kept for the retention period and purged after it', async (t) => {
   const { app, sql } = await buildTestApp(t);

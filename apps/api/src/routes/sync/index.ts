@@ -218,6 +218,7 @@ const sync: FastifyPluginAsyncTypebox<{ secret: string; pollMs: number }> = asyn
   let head: string | null = null;
   let timer: NodeJS.Timeout | undefined;
   let polling = false;
+  let failing = false;
   let closed = false;
   const schedule = () => {
     if (timer === undefined && !polling && !closed && streams.size > 0) timer = setTimeout(poll, opts.pollMs);
@@ -238,9 +239,12 @@ const sync: FastifyPluginAsyncTypebox<{ secret: string; pollMs: number }> = asyn
         stream.since = snapshot;
       }
       head = snapshot;
+      if (failing) app.log.info('sync streams read the change feed again');
+      failing = false;
     } catch (err) {
-      // Nothing is lost: the next poll asks again from the same snapshots.
-      app.log.warn({ err }, 'sync streams could not read the change feed');
+      // Nothing is lost: the next poll asks again from the same snapshots. Logged once an outage, not every poll.
+      if (!failing) app.log.warn({ err }, 'sync streams cannot read the change feed; polling on');
+      failing = true;
     } finally {
       polling = false;
       schedule();
