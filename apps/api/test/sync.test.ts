@@ -487,7 +487,7 @@ t.test(
     const [here, there] = [await streamUrl(app), await streamUrl(other)];
     const [milk] = await sql<{ id: string }[]>`SELECT id FROM products WHERE code = 'milk'`;
 
-    // Twelve users, each with a stream on either process; every one writes through the other process, all at once.
+    // Twelve users, each with a stream on either process; six write at once, each through the other process.
     const users = await Promise.all(Array.from({ length: 12 }, (_, i) => login(app, `poller-${i}`)));
     const streams = users.map((u, i) => openStream(i % 2 ? there : here, u.access_token));
     t.teardown(() => {
