@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import type { Test } from 'tap';
 import type { InjectOptions } from 'fastify';
 import postgres from 'postgres';
@@ -12,6 +13,18 @@ export interface TestContext {
   sql: postgres.Sql;
   /** The server's maintenance database, for statements about the test database itself. */
   adminUrl: string;
+}
+
+/** A log destination (the `stream` of a logger option) that keeps every line written, for tests that read the logs. */
+export function logCapture() {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  return { lines, stream };
 }
 
 /** The API on a fresh copy of the template database; closed and dropped when the test ends. */

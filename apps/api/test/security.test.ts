@@ -1,10 +1,9 @@
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
-import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { InjectOptions } from 'fastify';
 import { addDays, todayUtc, weekStart } from '@nutrition/domain';
-import { as, assertError, buildTestApp, login, type Session, inlinedDocument } from './helpers.ts';
+import { as, assertError, buildTestApp, inlinedDocument, login, logCapture, type Session } from './helpers.ts';
 import { fakeJpeg, imageJson } from './processes.ts';
 
 t.test('Idempotency-Key: a retried creation makes one row; another body with the same key is 409', async (t) => {
@@ -345,13 +344,7 @@ t.test("authorization matrix: another user's rows are 404 or absent on every rou
 });
 
 t.test('tokens and secrets never reach the logs', async (t) => {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _e, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
+  const { lines, stream } = logCapture();
   const { app } = await buildTestApp(
     t,
     {},

@@ -1,11 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import t from 'tap';
 import postgres from 'postgres';
 import { weekStart } from '@nutrition/domain';
 import { syncRepository } from '@nutrition/db/repositories';
-import { as, assertError, buildTestApp, login } from './helpers.ts';
+import { as, assertError, buildTestApp, login, logCapture } from './helpers.ts';
 
 const uuid4 = () => crypto.randomUUID();
 
@@ -539,13 +538,7 @@ t.test(
 );
 
 t.test('a database outage: the poll logs it once, and the stream hears the first change after', async (t) => {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _e, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
+  const { lines, stream } = logCapture();
   const { app, sql, adminUrl } = await buildTestApp(
     t,
     { SYNC_STREAM_POLL_MS: '20' },
