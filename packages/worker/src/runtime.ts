@@ -83,10 +83,13 @@ export async function runWorker(
   // A worker's commits do not wait for the disk. What a database crash could take back (the last fraction of a
   // second of job states, queue completions, stub dishes) is redone: pg-boss hands the job out again and a job still
   // `processing` starts over. Submissions, in the API, stay synchronous.
+  // Generic plans on both pools: the worker's statements look rows up by id or exact name, and PostgreSQL otherwise
+  // planned the dish name match anew on every job (2-7 ms of planning for 0.2 ms of work).
   const { sql, close } = createDatabase(settings.DATABASE_URL, {
     max: settings.WORKER_CONCURRENCY + 2,
     applicationName: `nutrition-${kind}-worker`,
     synchronousCommit: false,
+    genericPlans: true,
   });
   const boss = createBoss(settings.DATABASE_URL, {
     supervise: true,
@@ -100,6 +103,7 @@ export async function runWorker(
       max: 3,
       applicationName: `nutrition-${kind}-worker-queue`,
       synchronousCommit: false,
+      genericPlans: true,
     });
   boss.on('error', (err) => log.error({ err }, 'queue error'));
   await boss.start();
