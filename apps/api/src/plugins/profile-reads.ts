@@ -23,7 +23,7 @@ declare module 'fastify' {
  */
 export default fp(
   async (app: FastifyInstance) => {
-    const profiles = profileRepository(app.sql);
+    const profiles = profileRepository(app.keyedSql);
     const loader = new DataLoader<{ id: string; date: string | null }, ProfileWithDay | null>(
       (keys) => profiles.getMany(keys),
       { cache: false, batchScheduleFn: (run) => setImmediate(run), maxBatchSize: 500 },

@@ -174,7 +174,7 @@ const sync: FastifyPluginAsyncTypebox<{ secret: string; pollMs: number }> = asyn
       const deleted = (kind: SyncKind) => page.filter((r) => r.kind === kind && r.deleted).map((r) => r.row_id);
       const some = async <T>(list: string[], read: (ids: string[]) => Promise<T[]>) =>
         list.length === 0 ? [] : read(list);
-      const sql = app.sql;
+      const sql = app.keyedSql;
       const [diary, pantry, bookmarks, menu, shopping, profile] = await Promise.all([
         some(ids('diary_entries'), (list) => diaryRepository(sql).byIds(userId, list, language)),
         some(ids('user_products'), (list) => pantryRepository(sql).byIds(userId, list, language, time)),
