@@ -40,12 +40,16 @@ function prefixQuery(words: string[]): string {
 }
 
 /**
- * Every word, folded as names are (`fold_text`), as a word prefix: a `simple` tsquery. Folding can add quotes or
- * spaces (`ŉ` is `'n`), so each folded word is quoted as a lexeme after folding.
+ * A text expression quoted as a tsquery lexeme: folding can add quotes or spaces (`ŉ` is `'n`), and vocabulary words
+ * of URLs and paths keep quotes and backslashes.
  */
+function lexeme(sql: Sql, expression: string) {
+  return sql.unsafe(`('''' || replace(replace(${expression}, '\\', '\\\\'), '''', '''''') || '''')`);
+}
+
+/** Every word, folded as names are (`fold_text`), as a word prefix: a `simple` tsquery. */
 function foldedPrefixQuery(sql: Sql, words: string[]) {
-  return sql`(SELECT to_tsquery('simple', string_agg(
-      '''' || replace(replace(fold_text(w), '\\', '\\\\'), '''', '''''') || ''':*', ' & ' ORDER BY n))
+  return sql`(SELECT to_tsquery('simple', string_agg(${lexeme(sql, 'fold_text(w)')} || ':*', ' & ' ORDER BY n))
     FROM unnest(${words}::text[]) WITH ORDINALITY AS x(w, n))`;
 }
 
@@ -139,27 +143,28 @@ const CANDIDATES = 150;
  */
 export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchSql: Sql = sql) {
   /**
-   * The query's tsquery, built in the search statement itself (one round trip): every word as a word prefix, widened
-   * by vocabulary words that are the word cut short by one or two letters (`tomatoe` is `tomato`, `eggs` is `egg`),
-   * and, when it is 3+ characters and neither a word nor a word prefix of any name (a typo), by the three closest
-   * vocabulary words. Query words hold only letters and digits; vocabulary words are quoted as tsquery lexemes.
+   * The query's words and their corrections as CTEs of the search statement itself (one round trip). `typed`: each
+   * word folded as names are, and whether it is a typo (3+ characters, and neither a word nor a word prefix of any
+   * name: a range on the vocabulary's text_pattern_ops index). `fixes`: vocabulary words that are the word cut short
+   * by one or two letters (`tomatoe` is `tomato`, `eggs` is `egg`) and, for a typo, the three closest vocabulary
+   * words. `tsq`: every word as a word prefix, or one of its fixes; every word is quoted as a tsquery lexeme.
    */
   const tsQuery = (words: string[]) => productSearchSql`
-    SELECT string_agg('(''' || q.w || ''':*' || COALESCE((
-             SELECT string_agg(' | ''' || replace(replace(s.word, '\\', '\\\\'), '''', '''''') || '''', '')
-             FROM (SELECT word FROM search_words
-                   WHERE length(q.w) >= 4 AND word IN (left(q.w, -1), left(q.w, -2)) AND length(word) >= 3
-                   UNION
-                   (SELECT word FROM search_words
-                    WHERE length(q.w) >= 3
-                      -- a word prefix of the vocabulary is no typo (a range on the text_pattern_ops index)
-                      AND NOT EXISTS (SELECT 1 FROM search_words p
-                                      WHERE p.word ~>=~ q.w AND p.word ~<~ (q.w || chr(1114111)))
-                      AND word % q.w
-                    ORDER BY word <-> q.w LIMIT 3)) s), '') || ')', ' & ' ORDER BY q.ord)::tsquery AS tsq
-    FROM unnest(${words}::text[]) WITH ORDINALITY AS typed(w, ord)
-    -- folded as names are; quoted as a tsquery lexeme
-    CROSS JOIN LATERAL (SELECT replace(replace(fold_text(typed.w), '\\', '\\\\'), '''', '''''') AS w, typed.ord) q`;
+    typed AS MATERIALIZED (
+      SELECT t.ord, w.w, length(w.w) >= 3 AND NOT EXISTS (SELECT 1 FROM search_words p
+                                         WHERE p.word ~>=~ w.w AND p.word ~<~ (w.w || chr(1114111))) AS typo
+      FROM unnest(${words}::text[]) WITH ORDINALITY AS t(w, ord) CROSS JOIN LATERAL (SELECT fold_text(t.w) AS w) w),
+    fixes AS MATERIALIZED (
+      SELECT typed.ord, typed.typo, s.word, s.word <-> typed.w AS distance FROM typed CROSS JOIN LATERAL (
+        SELECT word FROM search_words
+        WHERE length(typed.w) >= 4 AND word IN (left(typed.w, -1), left(typed.w, -2)) AND length(word) >= 3
+        UNION
+        (SELECT word FROM search_words WHERE typed.typo AND word % typed.w ORDER BY word <-> typed.w LIMIT 3)) s),
+    tsq AS (
+      SELECT string_agg('(' || ${lexeme(productSearchSql, 'typed.w')} || ':*' || COALESCE((
+               SELECT string_agg(' | ' || ${lexeme(productSearchSql, 'f.word')}, '')
+               FROM fixes f WHERE f.ord = typed.ord), '') || ')', ' & ' ORDER BY typed.ord)::tsquery AS tsq
+      FROM typed)`;
 
   return {
     async searchProducts(s: ProductSearch): Promise<ProductRow[]> {
@@ -178,17 +183,38 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
       const filter = s.category ? db`AND p.category_code = ${s.category}` : db``;
       const typed = q.length > 2 && words.length > 0;
       const tsq = typed ? db`(SELECT tsq FROM tsq)` : db`NULL::tsquery`;
+      // A one-word typo (no name holds it as a word prefix, so every match is a correction's, in one tier): curated
+      // names holding a correction, on their own small full-text index, and other names starting with one, closest
+      // correction first, as index ranges in order. Full text over every name would visit each name that holds a
+      // common correction (80,000 for `chocolte` at a million products) before any limit applies.
+      const fixed = typed && words.length === 1;
+      const startingWithFixes = db`
+        SELECT a.* FROM (SELECT word FROM fixes WHERE typo ORDER BY distance, word) f
+        CROSS JOIN LATERAL (
+          SELECT a.* FROM (
+            SELECT a.product_id, a.search_name, a.language_code, a.is_primary FROM product_aliases a
+            WHERE a.search_name ~>=~ f.word AND a.search_name ~<~ (f.word || chr(1114111)) ${curated}
+            -- OFFSET 0: the match below is checked name by name in the range's order, never as a bitmap of the
+            -- full-text index
+            ORDER BY a.search_name USING ~<~ OFFSET 0) a
+          WHERE to_tsvector('simple', a.search_name) @@ ${tsq} LIMIT ${CANDIDATES}) a
+        LIMIT ${CANDIDATES}`;
       // Full text finds names holding the words anywhere: the costly part for a common word, whose every match the
       // index visits before a limit applies. A first page that names starting with the query in the request language
-      // already fill cannot hold any of its matches (they rank a tier lower), so then it is not run at all.
+      // already fill cannot hold any of its matches (they rank a tier lower), so then it is not run at all; nor when
+      // a typo's candidates above fill it, as full text would only add more of the same tier.
+      const fill = (ctes: string[], ownLanguage: boolean) =>
+        db`AND (SELECT count(DISTINCT x.product_id)
+                FROM (${db.unsafe(ctes.map((c) => `SELECT * FROM ${c}`).join(' UNION ALL '))}) x
+                ${ownLanguage ? db`WHERE x.language_code = ${s.language} OR x.language_code IS NULL` : db``}
+              ) < ${s.limit}`;
       const prefixesFill =
         !s.after && !s.category
-          ? db`AND (SELECT count(DISTINCT x.product_id) FROM (SELECT * FROM own UNION ALL SELECT * FROM pre) x
-                    WHERE x.language_code = ${s.language} OR x.language_code IS NULL) < ${s.limit}`
+          ? db`${fill(['own', 'pre'], true)} ${fixed ? fill(['fix_own', 'fix'], false) : db``}`
           : db``;
       // Rank and cut to one page first; only the page's rows get their names, category and unit.
       const rows = await db<ProductRow[]>`
-        WITH ${typed ? db`tsq AS (${tsQuery(words)}),` : db``}
+        WITH ${typed ? db`${tsQuery(words)},` : db``}
         -- Curated names in the request language starting with q come first, on their own small index: otherwise a
         -- letter or two would fill the candidates with other languages' names in alphabetical order.
         own AS MATERIALIZED (
@@ -198,8 +224,17 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
         pre AS MATERIALIZED (
           SELECT a.product_id, a.search_name, a.language_code, a.is_primary FROM product_aliases a
           WHERE ${startsWith} ${curated} ORDER BY a.search_name USING ~<~ LIMIT ${CANDIDATES}),
+        ${
+          fixed
+            ? db`fix_own AS MATERIALIZED (
+                   SELECT a.product_id, a.search_name, a.language_code, a.is_primary FROM product_aliases a
+                   WHERE NOT a.imported AND to_tsvector('simple', a.search_name) @@ ${tsq} LIMIT ${CANDIDATES}),
+                 fix AS MATERIALIZED (${startingWithFixes}),`
+            : db``
+        }
         c AS (
           SELECT * FROM own UNION ALL SELECT * FROM pre
+          ${fixed ? db`UNION ALL SELECT * FROM fix_own UNION ALL SELECT * FROM fix` : db``}
           ${
             // 1-2 characters: only names starting with them (an index range scan); more costs seconds at scale.
             typed
