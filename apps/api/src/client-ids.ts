@@ -32,11 +32,13 @@ export async function createOnce(
   },
 ) {
   const id = opts.id?.toLowerCase();
-  const hash = fingerprint({ ...(opts.body as object), id });
+  // Hashed only when an id or an Idempotency-Key asks for it: most creates carry neither.
+  let kept: string | undefined;
+  const hash = () => (kept ??= fingerprint({ ...(opts.body as object), id }));
   const replay = async (id: string) => {
     const stored = await syncRepository(app.sql).clientRow(opts.kind, id);
     if (!stored) return null;
-    if (stored.user_id !== request.user.id || stored.deleted || stored.client_hash !== hash)
+    if (stored.user_id !== request.user.id || stored.deleted || stored.client_hash !== hash())
       throw conflict(
         stored.deleted && stored.user_id === request.user.id
           ? 'A row with this id was deleted; make a new id'
@@ -50,20 +52,15 @@ export async function createOnce(
     if (answered) return answered;
   }
   await opts.prepare?.();
-  const client = id === undefined ? undefined : { id, hash };
-  return idempotent(
-    app,
-    request,
-    reply,
-    () => hash,
-    (tx) => opts.create(tx, client),
-    opts.inTransaction,
-  ).catch(async (err: unknown) => {
-    // The same id created by a parallel copy of this request (or by anyone) since the look above.
-    if (id !== undefined && violatedUnique(err)?.endsWith('_pkey')) {
-      const answered = await replay(id);
-      if (answered) return answered;
-    }
-    throw err;
-  });
+  const client = id === undefined ? undefined : { id, hash: hash() };
+  return idempotent(app, request, reply, hash, (tx) => opts.create(tx, client), opts.inTransaction).catch(
+    async (err: unknown) => {
+      // The same id created by a parallel copy of this request (or by anyone) since the look above.
+      if (id !== undefined && violatedUnique(err)?.endsWith('_pkey')) {
+        const answered = await replay(id);
+        if (answered) return answered;
+      }
+      throw err;
+    },
+  );
 }
