@@ -170,6 +170,7 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
     async searchProducts(s: ProductSearch): Promise<ProductRow[]> {
       const q = s.q.trim().toLowerCase();
       const words = queryWords(q);
+      const literal = literalWords(q);
       const db = productSearchSql;
       // The folded query, computed once per statement (a scalar subquery): a call per candidate costs more than the
       // rest of ranking it.
@@ -256,8 +257,13 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
           -- computed once per candidate (OFFSET 0 keeps the subqueries from being inlined into every use)
           CROSS JOIN LATERAL (SELECT to_tsvector('simple', c.search_name) AS v OFFSET 0) v
           CROSS JOIN LATERAL (SELECT ${rankTier(db, folded, s.language, words)} AS tier OFFSET 0) t
-          WHERE NOT EXISTS (SELECT 1 FROM unnest(${literalWords(q)}::text[]) x
-                            WHERE strpos(c.search_name, fold_text(x)) = 0)
+          ${
+            // only when there are such words: checking none still costs a function scan per candidate
+            literal.length > 0
+              ? db`WHERE NOT EXISTS (SELECT 1 FROM unnest(${literal}::text[]) x
+                                     WHERE strpos(c.search_name, fold_text(x)) = 0)`
+              : db``
+          }
           GROUP BY c.product_id
         ),
         page AS (
