@@ -16,18 +16,24 @@ async function importNames(sql: Sql, prefix: string, count: number) {
     ON CONFLICT DO NOTHING`;
 }
 
-/** The page for `q`, and how many entries the full-text index handed over while it was searched. */
+/** The page for `q`, and how many entries each full-text index (all names; curated ones) handed over meanwhile. */
 async function search(sql: Sql, q: string) {
   return sql.begin(async (tx) => {
     // Statistics of the transaction so far: the difference is this search's own.
-    const fullText = async () =>
+    const read = async () =>
       (
-        await tx<{ n: number }[]>`
-          SELECT pg_stat_get_xact_tuples_returned('product_aliases_fts_idx'::regclass)::int AS n`
-      )[0]!.n;
-    const before = await fullText();
+        await tx<{ all: number; curated: number }[]>`
+          SELECT pg_stat_get_xact_tuples_returned('product_aliases_fts_idx'::regclass)::int AS all,
+                 pg_stat_get_xact_tuples_returned('product_aliases_curated_fts_idx'::regclass)::int AS curated`
+      )[0]!;
+    const before = await read();
     const rows = await catalogRepository(tx).searchProducts({ q, language: 'en', limit: 21 });
-    return { names: rows.map((r) => r.name), fullText: (await fullText()) - before };
+    const after = await read();
+    return {
+      names: rows.map((r) => r.name),
+      fullText: after.all - before.all,
+      curatedFullText: after.curated - before.curated,
+    };
   });
 }
 
@@ -45,7 +51,12 @@ t.test(
       `the catalog's own chicken products and names starting with the correction: ${typo.names.join(', ')}`,
     );
     // Before, the full text's bitmap held every name with the word chicken (1,200 and more) to take 150 of them.
-    t.equal(typo.fullText, 0, 'the full-text index is not read');
+    t.equal(typo.fullText, 0, 'the full-text index of all names is not read');
+
+    // No typo: names starting with the word fill the page, and no full text runs at all.
+    const word = await search(sql, 'chicken');
+    t.equal(word.names.length, 21);
+    t.same([word.fullText, word.curatedFullText], [0, 0], 'neither full-text index is read');
   },
 );
 

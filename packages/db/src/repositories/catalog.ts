@@ -229,7 +229,8 @@ export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchS
           fixed
             ? db`fix_own AS MATERIALIZED (
                    SELECT a.product_id, a.search_name, a.language_code, a.is_primary FROM product_aliases a
-                   WHERE NOT a.imported AND to_tsvector('simple', a.search_name) @@ ${tsq} LIMIT ${CANDIDATES}),
+                   WHERE (SELECT typo FROM typed) AND NOT a.imported AND to_tsvector('simple', a.search_name) @@ ${tsq}
+                   LIMIT ${CANDIDATES}),
                  fix AS MATERIALIZED (${startingWithFixes}),`
             : db``
         }
