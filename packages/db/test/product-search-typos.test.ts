@@ -3,7 +3,7 @@ import type { Sql } from '../src/client.ts';
 import { catalogRepository } from '../src/repositories/index.ts';
 import { openTestDatabase } from '../src/testing.ts';
 
-/** Imported products named `${prefix} ${i}` for i below `count`, with their words in the typo vocabulary. */
+/** Imported products named `${prefix} ${i}` for i from 1 to `count`, with their words in the typo vocabulary. */
 async function importNames(sql: Sql, prefix: string, count: number) {
   await sql`
     WITH p AS (
