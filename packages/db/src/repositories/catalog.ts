@@ -1,5 +1,5 @@
 import type postgres from 'postgres';
-import type { Sql } from '../client.ts';
+import type { Queryable } from '../client.ts';
 import { localizedName } from './localized.ts';
 import { visibleDish, visibleRecipe } from './ownership.ts';
 import { type NutrientsPerServing, PRODUCT_NUTRIENTS, RECIPE_NUTRIENTS } from './nutrients.ts';
@@ -43,12 +43,12 @@ function prefixQuery(words: string[]): string {
  * A text expression quoted as a tsquery lexeme: folding can add quotes or spaces (`ŉ` is `'n`), and vocabulary words
  * of URLs and paths keep quotes and backslashes.
  */
-function lexeme(sql: Sql, expression: string) {
+function lexeme(sql: Queryable, expression: string) {
   return sql.unsafe(`('''' || replace(replace(${expression}, '\\', '\\\\'), '''', '''''') || '''')`);
 }
 
 /** Every word, folded as names are (`fold_text`), as a word prefix: a `simple` tsquery. */
-function foldedPrefixQuery(sql: Sql, words: string[]) {
+function foldedPrefixQuery(sql: Queryable, words: string[]) {
   return sql`(SELECT to_tsquery('simple', string_agg(${lexeme(sql, 'fold_text(w)')} || ':*', ' & ' ORDER BY n))
     FROM unnest(${words}::text[]) WITH ORDINALITY AS x(w, n))`;
 }
@@ -60,7 +60,7 @@ function foldedPrefixQuery(sql: Sql, words: string[]) {
  * language, then both of these in other languages, then matches only inside words or through a typo correction. A
  * name of unknown language counts as the request language's.
  */
-function rankTier(sql: Sql, folded: postgres.Fragment, language: string, words: string[]) {
+function rankTier(sql: Queryable, folded: postgres.Fragment, language: string, words: string[]) {
   const own = sql`(c.language_code = ${language} OR c.language_code IS NULL)`;
   return sql`(CASE
     WHEN c.search_name = ${folded} THEN 4
@@ -78,7 +78,7 @@ function rankTier(sql: Sql, folded: postgres.Fragment, language: string, words: 
  * A product's columns with its names in `lang` (English, then the canonical name, where missing). The names are scalar
  * subqueries rather than joins, which cost more to plan than the search costs to run.
  */
-const PRODUCT_COLUMNS = (sql: Sql, lang: string) => sql`
+const PRODUCT_COLUMNS = (sql: Queryable, lang: string) => sql`
   p.id, p.canonical_name,
   COALESCE(${localizedName(
     sql,
@@ -141,7 +141,7 @@ const CANDIDATES = 150;
  * planning cost more than running); dish search, whose LIKE and trigram conditions go wrong in a generic plan, runs
  * unprepared on `searchSql`.
  */
-export function catalogRepository(sql: Sql, searchSql: Sql = sql, productSearchSql: Sql = sql) {
+export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, productSearchSql: Queryable = sql) {
   /**
    * The query's words and their corrections as CTEs of the search statement itself (one round trip). `typed`: each
    * word folded as names are, and whether it is a typo (3+ characters, and neither a word nor a word prefix of any
@@ -493,13 +493,13 @@ export interface RecipeRow extends Omit<RecipeSummaryRow, 'is_default'> {
   notes: string | null;
 }
 
-const DISH_SUMMARY = (sql: Sql) => sql`
+const DISH_SUMMARY = (sql: Queryable) => sql`
   d.id, COALESCE(tl.name, te.name) AS name, COALESCE(tl.description, te.description) AS description,
   d.category_code, d.cuisine_code,
   COALESCE((SELECT array_agg(x.tag_code ORDER BY x.tag_code) FROM dish_tags x WHERE x.dish_id = d.id), '{}') AS tags,
   d.image_url, r.id AS default_recipe_id, r.calories_per_serving::float8 AS calories_per_serving`;
 
-const DISH_JOINS = (sql: Sql, language: string) => sql`
+const DISH_JOINS = (sql: Queryable, language: string) => sql`
   LEFT JOIN dish_translations tl ON tl.dish_id = d.id AND tl.language_code = ${language}
   LEFT JOIN dish_translations te ON te.dish_id = d.id AND te.language_code = 'en'
   LEFT JOIN recipes r ON r.dish_id = d.id AND r.is_default`;
