@@ -47,6 +47,15 @@ function lexeme(sql: Queryable, expression: string) {
   return sql.unsafe(`('''' || replace(replace(${expression}, '\\', '\\\\'), '''', '''''') || '''')`);
 }
 
+/**
+ * `column` starting with `prefix`, as a range only the text_pattern_ops btree serves, in its order (for a LIKE prefix
+ * the planner would pick the trigram index and sort every match); chr(1114111) is the last code point.
+ */
+function startingWith(sql: Queryable, column: string, prefix: postgres.Fragment) {
+  const c = sql.unsafe(column);
+  return sql`${c} ~>=~ ${prefix} AND ${c} ~<~ (${prefix} || chr(1114111))`;
+}
+
 /** Every word, folded as names are (`fold_text`), as a word prefix: a `simple` tsquery. */
 function foldedPrefixQuery(sql: Queryable, words: string[]) {
   return sql`(SELECT to_tsquery('simple', string_agg(${lexeme(sql, 'fold_text(w)')} || ':*', ' & ' ORDER BY n))
@@ -143,28 +152,30 @@ const CANDIDATES = 150;
  */
 export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, productSearchSql: Queryable = sql) {
   /**
-   * The query's words and their corrections as CTEs of the search statement itself (one round trip). `typed`: each
-   * word folded as names are, and whether it is a typo (3+ characters, and neither a word nor a word prefix of any
-   * name: a range on the vocabulary's text_pattern_ops index). `fixes`: vocabulary words that are the word cut short
-   * by one or two letters (`tomatoe` is `tomato`, `eggs` is `egg`) and, for a typo, the three closest vocabulary
-   * words. `tsq`: every word as a word prefix, or one of its fixes; every word is quoted as a tsquery lexeme.
+   * The query's words and their corrections as CTEs of the search statement itself (one round trip). `query_words`:
+   * each word folded as names are, and whether it is a typo (3+ characters, and neither a word nor a word prefix of
+   * any name: a range on the vocabulary's text_pattern_ops index). `fixes`: vocabulary words that are the word cut
+   * short by one or two letters (`tomatoe` is `tomato`, `eggs` is `egg`) and, for a typo, the three closest
+   * vocabulary words. `tsq`: every word as a word prefix, or one of its fixes; every word is quoted as a tsquery
+   * lexeme.
    */
-  const tsQuery = (words: string[]) => productSearchSql`
-    typed AS MATERIALIZED (
-      SELECT t.ord, w.w, length(w.w) >= 3 AND NOT EXISTS (SELECT 1 FROM search_words p
-                                         WHERE p.word ~>=~ w.w AND p.word ~<~ (w.w || chr(1114111))) AS typo
+  const wordCtes = (words: string[]) => productSearchSql`
+    query_words AS MATERIALIZED (
+      SELECT t.ord, w.w, length(w.w) >= 3 AND NOT EXISTS (
+               SELECT 1 FROM search_words p WHERE ${startingWith(productSearchSql, 'p.word', productSearchSql`w.w`)}
+             ) AS typo
       FROM unnest(${words}::text[]) WITH ORDINALITY AS t(w, ord) CROSS JOIN LATERAL (SELECT fold_text(t.w) AS w) w),
     fixes AS MATERIALIZED (
-      SELECT typed.ord, typed.typo, s.word, s.word <-> typed.w AS distance FROM typed CROSS JOIN LATERAL (
+      SELECT q.ord, q.typo, s.word, s.word <-> q.w AS distance FROM query_words q CROSS JOIN LATERAL (
         SELECT word FROM search_words
-        WHERE length(typed.w) >= 4 AND word IN (left(typed.w, -1), left(typed.w, -2)) AND length(word) >= 3
+        WHERE length(q.w) >= 4 AND word IN (left(q.w, -1), left(q.w, -2)) AND length(word) >= 3
         UNION
-        (SELECT word FROM search_words WHERE typed.typo AND word % typed.w ORDER BY word <-> typed.w LIMIT 3)) s),
+        (SELECT word FROM search_words WHERE q.typo AND word % q.w ORDER BY word <-> q.w LIMIT 3)) s),
     tsq AS (
-      SELECT string_agg('(' || ${lexeme(productSearchSql, 'typed.w')} || ':*' || COALESCE((
+      SELECT string_agg('(' || ${lexeme(productSearchSql, 'q.w')} || ':*' || COALESCE((
                SELECT string_agg(' | ' || ${lexeme(productSearchSql, 'f.word')}, '')
-               FROM fixes f WHERE f.ord = typed.ord), '') || ')', ' & ' ORDER BY typed.ord)::tsquery AS tsq
-      FROM typed)`;
+               FROM fixes f WHERE f.ord = q.ord), '') || ')', ' & ' ORDER BY q.ord)::tsquery AS tsq
+      FROM query_words q)`;
 
   return {
     async searchProducts(s: ProductSearch): Promise<ProductRow[]> {
@@ -175,9 +186,7 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
       // The folded query, computed once per statement (a scalar subquery): a call per candidate costs more than the
       // rest of ranking it.
       const folded = db`(SELECT fold_text(${q}))`;
-      // Names starting with q, as a range only the text_pattern_ops btree serves, in its order: the planner would
-      // otherwise pick the trigram index for a LIKE prefix and sort every match.
-      const startsWith = db`a.search_name ~>=~ ${folded} AND a.search_name ~<~ (${folded} || chr(1114111))`;
+      const startsWith = startingWith(db, 'a.search_name', folded);
       // Ingredients: candidates from curated names only (their own small indexes). Filtering imported products out
       // after the candidate limit would leave a common word with none: a million imported names crowd them out.
       const curated = s.ingredientsOnly ? db`AND NOT a.imported` : db``;
@@ -192,13 +201,12 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
       const startingWithFixes = db`
         SELECT a.* FROM (SELECT word FROM fixes WHERE typo ORDER BY distance, word) f
         CROSS JOIN LATERAL (
-          SELECT a.* FROM (
-            SELECT a.product_id, a.search_name, a.language_code, a.is_primary FROM product_aliases a
-            WHERE a.search_name ~>=~ f.word AND a.search_name ~<~ (f.word || chr(1114111)) ${curated}
-            -- OFFSET 0: the match below is checked name by name in the range's order, never as a bitmap of the
-            -- full-text index
-            ORDER BY a.search_name USING ~<~ OFFSET 0) a
-          WHERE to_tsvector('simple', a.search_name) @@ ${tsq} LIMIT ${CANDIDATES}) a
+          SELECT a.product_id, a.search_name, a.language_code, a.is_primary FROM product_aliases a
+          WHERE ${startingWith(db, 'a.search_name', db`f.word`)} ${curated}
+          -- OFFSET 0: the match below is checked name by name in the range's order, never as a bitmap of the
+          -- full-text index
+          ORDER BY a.search_name USING ~<~ OFFSET 0) a
+        WHERE to_tsvector('simple', a.search_name) @@ ${tsq}
         LIMIT ${CANDIDATES}`;
       // Full text finds names holding the words anywhere: the costly part for a common word, whose every match the
       // index visits before a limit applies. A first page that names starting with the query in the request language
@@ -215,7 +223,7 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
           : db``;
       // Rank and cut to one page first; only the page's rows get their names, category and unit.
       const rows = await db<ProductRow[]>`
-        WITH ${typed ? db`${tsQuery(words)},` : db``}
+        WITH ${typed ? db`${wordCtes(words)},` : db``}
         -- Curated names in the request language starting with q come first, on their own small index: otherwise a
         -- letter or two would fill the candidates with other languages' names in alphabetical order.
         own AS MATERIALIZED (
@@ -229,7 +237,8 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
           fixed
             ? db`fix_own AS MATERIALIZED (
                    SELECT a.product_id, a.search_name, a.language_code, a.is_primary FROM product_aliases a
-                   WHERE (SELECT typo FROM typed) AND NOT a.imported AND to_tsvector('simple', a.search_name) @@ ${tsq}
+                   WHERE (SELECT typo FROM query_words) AND NOT a.imported
+                     AND to_tsvector('simple', a.search_name) @@ ${tsq}
                    LIMIT ${CANDIDATES}),
                  fix AS MATERIALIZED (${startingWithFixes}),`
             : db``
