@@ -1,7 +1,7 @@
 import t from 'tap';
 import { as, assertError, buildTestApp, login } from './helpers.ts';
 import { edibleGramsOf, recipePerServing } from '@nutrition/domain';
-import { literalWords } from '@nutrition/db/repositories';
+import { catalogRepository, literalWords } from '@nutrition/db/repositories';
 import { readDishes } from '@nutrition/catalog';
 
 t.test('catalog', async (t) => {
@@ -222,6 +222,53 @@ t.test('catalog', async (t) => {
       'the odd word is one of the corrections of the typo',
     );
     t.match((await search('bukwheat', 'en', '/products/search'))[0]?.name.toLowerCase() ?? '', /buckwheat/);
+  });
+
+  t.test('many searches at once, each twice: every answer is the one the same query gets alone', async (t) => {
+    // Typos (one word and two), words, prefixes, symbols and other languages: 24 distinct queries, each sent twice at
+    // once (a double tap), 48 requests against a product-search pool of 4 connections.
+    const queries: [string, string, string][] = [
+      ...['chiken', 'bukwheat', 'tomatoe', 'milc', 'chese', 'yoghurt'].map((q): [string, string, string] => [
+        q,
+        'en',
+        '/products/search',
+      ]),
+      ...['milk', 'mi', 'm', 'buckw', 'milk 1.5%', 'a%b', 'chicken brest', 'apple juice'].map(
+        (q): [string, string, string] => [q, 'en', '/products/search'],
+      ),
+      ['гречка', 'ru', '/products/search'],
+      ['гречана', 'uk', '/products/search'],
+      ['Buchweizen', 'de', '/products/search'],
+      ['lait demi ecreme', 'fr', '/products/search'],
+      ['sogan', 'tr', '/products/search'],
+      ['chiken', 'en', '/ingredients/search'],
+      ['tomatoe', 'en', '/ingredients/search'],
+      ['зеленый лук', 'ru', '/ingredients/search'],
+    ];
+    const answers = await Promise.all(
+      [...queries, ...queries].map(async ([q, lang, path]) => {
+        const res = await get({
+          method: 'GET',
+          url: `${path}?q=${encodeURIComponent(q)}`,
+          headers: { 'accept-language': lang },
+        });
+        t.equal(res.statusCode, 200, `${path} ${q}`);
+        return (res.json().items as { id: string }[]).map((p) => p.id);
+      }),
+    );
+    const repo = catalogRepository(app.sql);
+    for (const [i, [q, language, path]] of queries.entries()) {
+      const alone = await repo.searchProducts({
+        q,
+        language,
+        limit: 21,
+        ingredientsOnly: path === '/ingredients/search',
+      });
+      const ids = alone.slice(0, 20).map((p) => p.id);
+      if (q !== 'a%b') t.ok(ids.length > 0, `${path} ${q} finds something`);
+      t.same(answers[i], ids, `${path} ${q} (${language}) at once: the answer alone`);
+      t.same(answers[i + queries.length], ids, `${path} ${q} (${language}) twice at once: the same answer`);
+    }
   });
 
   t.test('product search pages with a stable cursor', async (t) => {
