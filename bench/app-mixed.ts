@@ -1,5 +1,16 @@
 import { createDatabase } from '@nutrition/db';
-import { login, maxRow, mixedLoad, ratioRow, root, shuffle, startProcess, type LoadRequest, type Row } from './lib.ts';
+import {
+  login,
+  maxRow,
+  mixedLoad,
+  ratioRow,
+  reported,
+  root,
+  shuffle,
+  startProcess,
+  type LoadRequest,
+  type Row,
+} from './lib.ts';
 
 const USERS = 200;
 const DAYS = 14;
@@ -116,9 +127,6 @@ export async function appMixedBench(databaseUrl: string, seconds: number): Promi
     await hello.stop();
   }
 }
-
-/** A figure shown for what it tells, without a goal. */
-const reported = (row: Row): Row => ({ ...row, goal: 'reported (no goal)', met: null });
 
 async function dayCacheReads(url: string): Promise<{ hit: number; miss: number }> {
   const text = await (await fetch(`${url}/metrics`)).text();

@@ -1,6 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,6 +78,43 @@ export function rssKiB(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
 }
+
+/** Clock ticks a second of /proc's CPU times. */
+let ticksPerSecond: number | undefined;
+
+/** A process's /proc stat fields after its command name: state is [0], the parent [1], CPU ticks [11]-[14]. */
+const statFields = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+
+/**
+ * CPU time a process has used so far (user and system, every thread), in ms; with `reaped`, also that of its children
+ * that have exited (a load generator the benchmark ran and waited for).
+ */
+export function cpuMs(pid: number, reaped = false): number {
+  ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
+  const f = statFields(pid).map(Number);
+  return ((f[11]! + f[12]! + (reaped ? f[13]! + f[14]! : 0)) * 1000) / ticksPerSecond;
+}
+
+/**
+ * PostgreSQL's CPU time so far, in ms: the server process, its backends and other children alive now, and those that
+ * have exited. `backendPid` is any backend's (`pg_backend_pid()`), which leads to the server.
+ */
+export function postgresCpuMs(backendPid: number): number {
+  const server = Number(statFields(backendPid)[1]);
+  let total = cpuMs(server, true);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (Number(statFields(Number(entry))[1]) === server) total += cpuMs(Number(entry));
+    } catch {
+      // a process that ended meanwhile: its time is now the server's (reaped)
+    }
+  }
+  return total;
+}
+
+/** A figure shown for what it tells, without a goal. */
+export const reported = (row: Row): Row => ({ ...row, goal: 'reported (no goal)', met: null });
 
 export function percentile(values: number[], p: number): number {
   if (values.length === 0) return NaN;

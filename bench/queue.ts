@@ -1,7 +1,19 @@
 import { PgBoss } from 'pg-boss';
 import { createDatabase } from '@nutrition/db';
 import { QUEUE_SCHEMA } from '@nutrition/worker';
-import { json, login, maxRow, percentile, ratioRow, root, startProcess, type Row } from './lib.ts';
+import {
+  cpuMs,
+  json,
+  login,
+  maxRow,
+  percentile,
+  postgresCpuMs,
+  ratioRow,
+  reported,
+  root,
+  startProcess,
+  type Row,
+} from './lib.ts';
 import { fakeJpeg } from '../apps/api/test/processes.ts';
 
 const CONCURRENCY = 5;
@@ -10,7 +22,7 @@ const CONCURRENCY = 5;
  * Bare pg-boss: the same number of no-op jobs consumed by the same number of loops, each fetching and completing one
  * job at a time with no pause (pg-boss's own work() waits a polling interval between fetches).
  */
-async function bareConsume(url: string, jobs: number): Promise<number> {
+async function bareConsume(url: string, jobs: number): Promise<{ rate: number; cpuMsPerJob: number }> {
   const boss = new PgBoss({
     connectionString: url,
     schema: QUEUE_SCHEMA,
@@ -25,6 +37,9 @@ async function bareConsume(url: string, jobs: number): Promise<number> {
     'bench-bare',
     Array.from({ length: jobs }, (_, i) => ({ data: { i } })),
   );
+  const [{ pid }] = (await boss.getDb().executeSql('SELECT pg_backend_pid() AS pid')).rows as [{ pid: number }];
+  const cpu = () => postgresCpuMs(pid) + cpuMs(process.pid);
+  const cpuBefore = cpu();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -36,13 +51,14 @@ async function bareConsume(url: string, jobs: number): Promise<number> {
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const cpuMsPerJob = (cpu() - cpuBefore) / jobs;
   await boss.stop({ graceful: false, close: true });
-  return jobs / seconds;
+  return { rate: jobs / seconds, cpuMsPerJob };
 }
 
 /** Dish jobs submitted over HTTP, recognised by a worker process with the offline (instant) model. */
 export async function queueBench(databaseUrl: string, jobs: number, pickups: number): Promise<Row[]> {
-  const bare = await bareConsume(databaseUrl, jobs);
+  const { rate: bare, cpuMsPerJob: bareCpuMs } = await bareConsume(databaseUrl, jobs);
   const { sql, close } = createDatabase(databaseUrl, { max: 2 });
   const api = await startProcess(
     `${root}apps/api/src/main.ts`,
@@ -60,6 +76,14 @@ export async function queueBench(databaseUrl: string, jobs: number, pickups: num
     const [user] = await sql<{ id: string }[]>`SELECT id FROM users WHERE external_subject = 'bench-queue'`;
     const image = { content_type: 'image/jpeg', data_base64: fakeJpeg(1, 1024).toString('base64') };
     const body = JSON.stringify({ image });
+    // Where the machine's time goes: every process of the run, from the first submission to the last job's end.
+    const backend = (await sql<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`)[0]!.pid;
+    const processes = { API: api.child.pid!, worker: worker.child.pid!, 'load client': process.pid };
+    const cpu = () => ({
+      PostgreSQL: postgresCpuMs(backend),
+      ...Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuMs(pid)])),
+    });
+    const cpuBefore = cpu();
     const started = performance.now();
     let next = 0;
     await Promise.all(
@@ -79,8 +103,14 @@ export async function queueBench(databaseUrl: string, jobs: number, pickups: num
       await new Promise((r) => setTimeout(r, 100));
     }
     const endToEnd = jobs / ((performance.now() - started) / 1000);
+    const cpuAfter = cpu();
+    const perJob = Object.entries(cpuAfter).map(
+      ([name, ms]) => [name, (ms - cpuBefore[name as keyof typeof cpuBefore]) / jobs] as const,
+    );
+    const cpuMsPerJob = perJob.reduce((sum, [, ms]) => sum + ms, 0);
     process.stderr.write(
-      ` [submitted ${Math.round(jobs / (submittedMs / 1000))} jobs/s; bare ${Math.round(bare)} jobs/s]`,
+      ` [submitted ${Math.round(jobs / (submittedMs / 1000))} jobs/s; bare ${Math.round(bare)} jobs/s; CPU per job: ` +
+        `${perJob.map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ')} ms, bare ${bareCpuMs.toFixed(2)} ms]`,
     );
 
     const latencies: number[] = [];
@@ -101,6 +131,16 @@ export async function queueBench(databaseUrl: string, jobs: number, pickups: num
     return [
       ratioRow('queue', `${jobs.toLocaleString('en')} dish jobs through API and worker`, endToEnd, 'jobs/s', bare, 0.5),
       maxRow('queue', 'idle worker pick-up p50', percentile(latencies, 50), 'ms', 50),
+      reported(
+        ratioRow(
+          'queue',
+          'CPU per job, every process (bare: PostgreSQL and its loop)',
+          cpuMsPerJob,
+          'ms',
+          bareCpuMs,
+          0,
+        ),
+      ),
     ];
   } finally {
     await worker.stop();

@@ -1,4 +1,18 @@
-import { login, maxRow, mixedLoad, ratioRow, root, shuffle, startProcess, type LoadRequest, type Row } from './lib.ts';
+import { createDatabase } from '@nutrition/db';
+import {
+  cpuMs,
+  login,
+  maxRow,
+  mixedLoad,
+  postgresCpuMs,
+  ratioRow,
+  reported,
+  root,
+  shuffle,
+  startProcess,
+  type LoadRequest,
+  type Row,
+} from './lib.ts';
 
 /**
  * What a search box sends, many users at once: a query per keystroke, so common words and their first letters
@@ -43,8 +57,22 @@ const MIX: [string, string, number][] = [
 export async function searchLoadBench(databaseUrl: string, seconds: number): Promise<Row[]> {
   const hello = await startProcess(`${root}bench/hello.ts`, {}, /hello ready/);
   const connections = 32;
+  const { sql, close } = createDatabase(databaseUrl, { max: 1 });
   try {
+    const backend = (await sql<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`)[0]!.pid;
+    // CPU of the servers and of the load generator (this process and the load process it waits for), in ms.
+    const cpu = (server: number) => ({
+      server: cpuMs(server),
+      PostgreSQL: postgresCpuMs(backend),
+      'load client': cpuMs(process.pid, true),
+    });
+    const perRequest = (before: ReturnType<typeof cpu>, after: ReturnType<typeof cpu>, requests: number) =>
+      Object.fromEntries(
+        Object.entries(after).map(([name, ms]) => [name, (ms - before[name as keyof typeof before]) / requests]),
+      ) as ReturnType<typeof cpu>;
+    const helloBefore = cpu(hello.child.pid!);
     const base = await mixedLoad(hello.url, [{ method: 'GET', path: '/', headers: {} }], { seconds, connections });
+    const helloCpu = perRequest(helloBefore, cpu(hello.child.pid!), base.rps * seconds);
     const rows: Row[] = [];
     for (const cacheMb of ['16', '0']) {
       const api = await startProcess(
@@ -61,12 +89,34 @@ export async function searchLoadBench(databaseUrl: string, seconds: number): Pro
           path: `/products/search?q=${encodeURIComponent(q)}`,
           headers: { authorization: `Bearer ${token}`, 'accept-language': lang },
         }));
+        const before = cpu(api.child.pid!);
         const load = await mixedLoad(api.url, requests, { seconds, connections });
         const label = cacheMb === '0' ? 'search cache off' : 'as deployed';
         rows.push(
           ratioRow('search-load', `typing mix, 32 connections, ${label}, req/s`, load.rps, 'req/s', base.rps, 0.1),
           maxRow('search-load', `p99 under that load, ${label}`, load.p99, 'ms', 50, base.p99),
         );
+        if (cacheMb === '0') {
+          // What each query costs the machine: with two cores, 0.10 of hello-world allows about ten times its cost.
+          const used = perRequest(before, cpu(api.child.pid!), load.rps * seconds);
+          const total = (c: ReturnType<typeof cpu>) => c.server + c.PostgreSQL + c['load client'];
+          process.stderr.write(
+            ` [CPU per request, cache off: API ${used.server.toFixed(2)}, PostgreSQL ${used.PostgreSQL.toFixed(2)}, ` +
+              `load client ${used['load client'].toFixed(2)} ms; hello-world ${total(helloCpu).toFixed(3)} ms]`,
+          );
+          rows.push(
+            reported(
+              ratioRow(
+                'search-load',
+                'CPU per search, cache off (API, PostgreSQL, load client; baseline: hello-world)',
+                total(used),
+                'ms',
+                total(helloCpu),
+                0,
+              ),
+            ),
+          );
+        }
       } finally {
         await api.stop();
       }
@@ -74,5 +124,6 @@ export async function searchLoadBench(databaseUrl: string, seconds: number): Pro
     return rows;
   } finally {
     await hello.stop();
+    await close();
   }
 }
