@@ -177,28 +177,31 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
                FROM fixes f WHERE f.ord = q.ord), '') || ')', ' & ' ORDER BY q.ord)::tsquery AS tsq
       FROM query_words q)`;
 
-  return {
-    async searchProducts(s: ProductSearch): Promise<ProductRow[]> {
-      const q = s.q.trim().toLowerCase();
-      const words = queryWords(q);
-      const literal = literalWords(q);
-      const db = productSearchSql;
-      // The folded query, computed once per statement (a scalar subquery): a call per candidate costs more than the
-      // rest of ranking it.
-      const folded = db`(SELECT fold_text(${q}))`;
-      const startsWith = startingWith(db, 'a.search_name', folded);
-      // Ingredients: candidates from curated names only (their own small indexes). Filtering imported products out
-      // after the candidate limit would leave a common word with none: a million imported names crowd them out.
-      const curated = s.ingredientsOnly ? db`AND NOT a.imported` : db``;
-      const filter = s.category ? db`AND p.category_code = ${s.category}` : db``;
-      const typed = q.length > 2 && words.length > 0;
-      const tsq = typed ? db`(SELECT tsq FROM tsq)` : db`NULL::tsquery`;
-      // A one-word typo (no name holds it as a word prefix, so every match is a correction's, in one tier): curated
-      // names holding a correction, on their own small full-text index, and other names starting with one, closest
-      // correction first, as index ranges in order. Full text over every name would visit each name that holds a
-      // common correction (80,000 for `chocolte` at a million products) before any limit applies.
-      const fixed = typed && words.length === 1;
-      const startingWithFixes = db`
+  /**
+   * The search statement up to its `page` CTE: the candidates, ranked (`score`), cut to `s.limit` products in page
+   * order (score, then id, both descending), without their names yet.
+   */
+  const rankedPage = (s: ProductSearch) => {
+    const q = s.q.trim().toLowerCase();
+    const words = queryWords(q);
+    const literal = literalWords(q);
+    const db = productSearchSql;
+    // The folded query, computed once per statement (a scalar subquery): a call per candidate costs more than the
+    // rest of ranking it.
+    const folded = db`(SELECT fold_text(${q}))`;
+    const startsWith = startingWith(db, 'a.search_name', folded);
+    // Ingredients: candidates from curated names only (their own small indexes). Filtering imported products out
+    // after the candidate limit would leave a common word with none: a million imported names crowd them out.
+    const curated = s.ingredientsOnly ? db`AND NOT a.imported` : db``;
+    const filter = s.category ? db`AND p.category_code = ${s.category}` : db``;
+    const typed = q.length > 2 && words.length > 0;
+    const tsq = typed ? db`(SELECT tsq FROM tsq)` : db`NULL::tsquery`;
+    // A one-word typo (no name holds it as a word prefix, so every match is a correction's, in one tier): curated
+    // names holding a correction, on their own small full-text index, and other names starting with one, closest
+    // correction first, as index ranges in order. Full text over every name would visit each name that holds a
+    // common correction (80,000 for `chocolte` at a million products) before any limit applies.
+    const fixed = typed && words.length === 1;
+    const startingWithFixes = db`
         SELECT a.* FROM (SELECT word FROM fixes WHERE typo ORDER BY distance, word) f
         CROSS JOIN LATERAL (
           SELECT a.product_id, a.search_name, a.language_code, a.is_primary FROM product_aliases a
@@ -208,21 +211,21 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
           ORDER BY a.search_name USING ~<~ OFFSET 0) a
         WHERE to_tsvector('simple', a.search_name) @@ ${tsq}
         LIMIT ${CANDIDATES}`;
-      // Full text finds names holding the words anywhere: the costly part for a common word, whose every match the
-      // index visits before a limit applies. A first page that names starting with the query in the request language
-      // already fill cannot hold any of its matches (they rank a tier lower), so then it is not run at all; nor when
-      // a typo's candidates above fill it, as full text would only add more of the same tier.
-      const fill = (ctes: string[], ownLanguage: boolean) =>
-        db`AND (SELECT count(DISTINCT x.product_id)
+    // Full text finds names holding the words anywhere: the costly part for a common word, whose every match the
+    // index visits before a limit applies. A first page that names starting with the query in the request language
+    // already fill cannot hold any of its matches (they rank a tier lower), so then it is not run at all; nor when
+    // a typo's candidates above fill it, as full text would only add more of the same tier.
+    const fill = (ctes: string[], ownLanguage: boolean) =>
+      db`AND (SELECT count(DISTINCT x.product_id)
                 FROM (${db.unsafe(ctes.map((c) => `SELECT * FROM ${c}`).join(' UNION ALL '))}) x
                 ${ownLanguage ? db`WHERE x.language_code = ${s.language} OR x.language_code IS NULL` : db``}
               ) < ${s.limit}`;
-      const prefixesFill =
-        !s.after && !s.category
-          ? db`${fill(['own', 'pre'], true)} ${fixed ? fill(['fix_own', 'fix'], false) : db``}`
-          : db``;
-      // Rank and cut to one page first; only the page's rows get their names, category and unit.
-      const rows = await db<ProductRow[]>`
+    const prefixesFill =
+      !s.after && !s.category
+        ? db`${fill(['own', 'pre'], true)} ${fixed ? fill(['fix_own', 'fix'], false) : db``}`
+        : db``;
+    // Rank and cut to one page first; only the page's rows get their names, category and unit.
+    return db`
         WITH ${typed ? db`${wordCtes(words)},` : db``}
         -- Curated names in the request language starting with q come first, on their own small index: otherwise a
         -- letter or two would fill the candidates with other languages' names in alphabetical order.
@@ -283,11 +286,42 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
             ${s.after ? db`AND (r.score, r.product_id) < (${s.after.score}::numeric, ${s.after.id}::uuid)` : db``}
           ORDER BY r.score DESC, r.product_id DESC
           LIMIT ${s.limit}
-        )
+        )`;
+  };
+
+  return {
+    async searchProducts(s: ProductSearch): Promise<ProductRow[]> {
+      const db = productSearchSql;
+      return db<ProductRow[]>`
+        ${rankedPage(s)}
         SELECT ${PRODUCT_COLUMNS(db, s.language)}, page.score::float8 AS score
         FROM page JOIN products p ON p.id = page.product_id
         ORDER BY page.score DESC, p.id DESC`;
-      return rows;
+    },
+
+    /**
+     * One page of `searchProducts` as the API sends it: `items` is the JSON array of the first `s.limit` products
+     * (built by PostgreSQL, so the API neither parses the rows nor serialises them again), `last` the keyset of the
+     * last of them when another product follows.
+     */
+    async searchProductsPage(s: ProductSearch): Promise<{ items: string; last: { score: number; id: string } | null }> {
+      const db = productSearchSql;
+      const [page] = await db<{ items: string; last_score: number | null; last_id: string | null }[]>`
+        ${rankedPage({ ...s, limit: s.limit + 1 })},
+        numbered AS (SELECT page.*, row_number() OVER (ORDER BY page.score DESC, page.product_id DESC) AS n FROM page)
+        SELECT COALESCE((
+                 SELECT json_agg(x ORDER BY x.score DESC, x.id DESC) FROM (
+                   SELECT ${PRODUCT_COLUMNS(db, s.language)}, page.score::float8 AS score
+                   FROM numbered page JOIN products p ON p.id = page.product_id
+                   WHERE page.n <= ${s.limit}) x)::text, '[]') AS items,
+               l.score::float8 AS last_score, l.product_id AS last_id
+        -- the page's last product, when one more follows it
+        FROM (SELECT) one LEFT JOIN numbered l
+          ON l.n = ${s.limit} AND EXISTS (SELECT 1 FROM numbered m WHERE m.n > ${s.limit})`;
+      return {
+        items: page!.items,
+        last: page!.last_id === null ? null : { score: page!.last_score!, id: page!.last_id },
+      };
     },
 
     async productById(id: string, language: string): Promise<Omit<ProductRow, 'score'> | null> {

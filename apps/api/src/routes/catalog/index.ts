@@ -145,20 +145,18 @@ const catalog: FastifyPluginAsyncTypebox<{ searchCacheMegabytes: number }> = asy
       const generation = searches.generation;
       let text = searches.get(key)?.json;
       if (text === undefined) {
-        const rows = await repo.searchProducts({
+        // The items come as PostgreSQL wrote them (`searchProductsPage`): the page's text is put together, not
+        // serialised, and its shape is the response schema's (a test compares it with the rows it is made of).
+        const page = await repo.searchProductsPage({
           q,
           language: request.language,
-          limit: limit + 1,
+          limit,
           after,
           category,
           ingredientsOnly,
         });
-        const items = rows.slice(0, limit);
-        const last = items.at(-1);
-        text = reply.serialize({
-          items,
-          next_cursor: rows.length > limit && last ? encodeCursor({ score: last.score, id: last.id }) : null,
-        }) as string;
+        const next = page.last ? JSON.stringify(encodeCursor(page.last)) : 'null';
+        text = `{"items":${page.items},"next_cursor":${next}}`;
         searches.set(key, generation, '', text);
       }
       return reply.type('application/json; charset=utf-8').send(text);
