@@ -171,3 +171,49 @@ t.test(
     }
   },
 );
+
+t.test('a request reads its caller profile once, for its language, its time zone and its answer', async (t) => {
+  const { app } = await buildTestApp(t);
+  const statements = async () =>
+    Number(/profile_read_statements_total (\d+)/.exec((await app.inject('/metrics')).body)?.[1]);
+  const sent = async (request: () => Promise<{ statusCode: number }>) => {
+    const before = await statements();
+    t.equal((await request()).statusCode, 200);
+    return (await statements()) - before;
+  };
+  const kiri = as(app, await login(app, 'kiritimati'));
+  await kiri({ method: 'PUT', url: '/profile', payload: { timezone: 'Pacific/Kiritimati' } });
+
+  // Without Accept-Language the language is the profile's; GET /profile and its "today" need it too. Before, each
+  // part read it in a statement of its own, one after another: three round trips to answer one request.
+  t.equal(await sent(() => kiri({ method: 'GET', url: '/profile' })), 1, 'GET /profile: one read');
+  t.equal(
+    await sent(() => kiri({ method: 'GET', url: '/profile', headers: { 'accept-language': 'de' } })),
+    1,
+    'GET /profile in a language asked for: one read',
+  );
+  // The sync pull: the profile language and the user's today (for the pantry's expiry) from the same read.
+  t.equal(await sent(() => kiri({ method: 'GET', url: '/sync' })), 1, 'GET /sync: one read');
+
+  // Shared within a request, never between them: a change is seen by the next request.
+  const put = await kiri({ method: 'PUT', url: '/profile', payload: { timezone: 'Pacific/Pago_Pago' } });
+  t.equal(put.json().timezone, 'Pacific/Pago_Pago');
+  t.equal((await kiri({ method: 'GET', url: '/profile' })).json().timezone, 'Pacific/Pago_Pago');
+
+  // Many users at once: each request gets its own caller's profile, whatever reads share a statement.
+  const users = await Promise.all(
+    Array.from({ length: 12 }, async (_, i) => {
+      const session = await login(app, `once-${i}`);
+      await as(app, session)({ method: 'PUT', url: '/profile', payload: { name: `User ${i}` } });
+      return { session, i };
+    }),
+  );
+  const answers = await Promise.all(
+    users.flatMap(({ session }) => [0, 1].map(() => as(app, session)({ method: 'GET', url: '/profile' }))),
+  );
+  t.same(
+    answers.map((res) => res.json().name),
+    users.flatMap(({ i }) => [`User ${i}`, `User ${i}`]),
+    '24 requests at once, each with its own caller profile',
+  );
+});

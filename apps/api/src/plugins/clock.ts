@@ -33,7 +33,7 @@ export default fp(
     const zones = await profileRepository(app.sql).timeZoneNames();
     app.decorate('timeZones', new Set(zones.filter(isTimeZone)));
     app.decorate('userTime', async (request: FastifyRequest) => {
-      const zone = (await app.profileReads.load(request.user.id))?.timezone ?? 'UTC';
+      const zone = (await app.profileReads.own(request))?.timezone ?? 'UTC';
       const at = now();
       return { zone, now: at, today: todayIn(zone, at) };
     });

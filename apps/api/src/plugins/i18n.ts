@@ -57,7 +57,7 @@ export default fp(
       // A public route called with a token: the profile language still applies when the token is valid.
       if (!request.user?.id) app.identify(request);
       if (!request.user?.id) return null;
-      const language = (await app.profileReads.load(request.user.id))?.preferences.language;
+      const language = (await app.profileReads.own(request))?.preferences.language;
       return language && codes.includes(language) ? language : null;
     };
     const answer = (request: FastifyRequest, reply: FastifyReply, language: string | null) => {

@@ -43,6 +43,15 @@ export default fp(
         this.set(openStreams());
       },
     });
+    new Counter({
+      name: 'profile_read_statements_total',
+      help: 'Statements that read profiles; each carries the reads of one event-loop turn, batched across requests',
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(app.profileReads.statements);
+      },
+    });
     new Gauge({
       name: 'listen_connection_up',
       help: '1 while the LISTEN connection that feeds SSE and session revocation is up',
@@ -69,5 +78,5 @@ export default fp(
       return reply.type(registry.contentType).send(await registry.metrics());
     });
   },
-  { name: 'metrics', dependencies: ['notifications'] },
+  { name: 'metrics', dependencies: ['notifications', 'profile-reads'] },
 );

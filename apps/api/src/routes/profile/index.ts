@@ -21,7 +21,7 @@ const profile: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const row = await app.profileReads.load(request.user.id);
+      const row = await app.profileReads.own(request);
       if (!row) throw notFound('Profile');
       return present(row, (await app.userTime(request)).today);
     },
