@@ -622,3 +622,36 @@ t.test('many pulls at once (more than pool connections), in far time zones: each
     t.equal((pull.profile as unknown as { timezone: string }).timezone, zones[i % 2]);
   }
 });
+
+t.test('a pull without Accept-Language speaks the profile language, read beside the feed', async (t) => {
+  const { app, sql } = await buildTestApp(t);
+  const [milk] = await sql<{ id: string; de: string; en: string }[]>`
+    SELECT p.id, de.name AS de, en.name AS en FROM products p
+    JOIN product_aliases de ON de.product_id = p.id AND de.language_code = 'de' AND de.is_primary
+    JOIN product_aliases en ON en.product_id = p.id AND en.language_code = 'en' AND en.is_primary
+    WHERE p.code = 'milk'`;
+  const a = as(app, await login(app, 'lena'));
+  await a({ method: 'PUT', url: '/profile', payload: { preferences: { language: 'de' } } });
+  await a({
+    method: 'POST',
+    url: '/diary',
+    payload: { date: '2026-11-20', meal_type: 'breakfast', product_id: milk!.id, portion_g: 250 },
+    headers: { 'accept-language': 'en' },
+  });
+  const names = (res: { json: () => Page }) =>
+    (res.json().changes.diary_entries!.upserted as unknown as { name: string }[]).map((e) => e.name);
+
+  const pulled = await a({ method: 'GET', url: '/sync' });
+  t.equal(pulled.headers['content-language'], 'de');
+  t.equal(pulled.headers.vary, 'Origin, Accept-Language', 'Accept-Language named once');
+  t.same(names(pulled), [milk!.de], "the entry's product in the profile language");
+  const asked = await a({ method: 'GET', url: '/sync', headers: { 'accept-language': 'en' } });
+  t.equal(asked.headers['content-language'], 'en');
+  t.same(names(asked), [milk!.en], 'Accept-Language still wins');
+
+  // A pull that fails before its reads still names a language, and the profile read it started fails nothing.
+  const bad = await a({ method: 'GET', url: '/sync?cursor=abc' });
+  assertError(t, bad, 400, 'invalid_cursor');
+  t.equal(bad.headers['content-language'], 'en');
+  t.equal((await a({ method: 'GET', url: '/sync' })).headers['content-language'], 'de');
+});

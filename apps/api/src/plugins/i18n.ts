@@ -20,6 +20,15 @@ declare module 'fastify' {
     language: string;
     /** The `lang` query parameter, taken out of the query before the route's own parameters are checked. */
     languageAsked: string | undefined;
+    /** On a route with `deferLanguage`: the language once known (see there); null when known before the handler. */
+    languageReady: Promise<string> | null;
+  }
+  interface FastifyContextConfig {
+    /**
+     * The handler starts before the profile language is read, and awaits `request.languageReady` when it needs it:
+     * for a route whose first statement does not depend on the language, the two reads then overlap.
+     */
+    deferLanguage?: boolean;
   }
 }
 
@@ -39,6 +48,7 @@ export default fp(
     app.decorate('languages', { list, byCode: new Map(list.map((l) => [l.code, l])) });
     app.decorateRequest('language', DEFAULT_LANGUAGE);
     app.decorateRequest('languageAsked', undefined);
+    app.decorateRequest('languageReady', null);
 
     const fallback = codes.includes(DEFAULT_LANGUAGE) ? DEFAULT_LANGUAGE : (codes[0] ?? DEFAULT_LANGUAGE);
     // Apps send the same few headers over and over: each one is negotiated once (a bounded number of them).
@@ -64,6 +74,7 @@ export default fp(
       request.language = language ?? fallback;
       reply.header('content-language', request.language);
       const vary = reply.getHeader('vary');
+      if (typeof vary === 'string' && vary.includes('Accept-Language')) return;
       reply.header('vary', vary ? `${vary}, Accept-Language` : 'Accept-Language');
     };
 
@@ -84,6 +95,18 @@ export default fp(
       const language = asked ?? fromHeader(request.headers['accept-language']);
       if (language || (!request.user?.id && !request.headers.authorization)) {
         answer(request, reply, language);
+        return done();
+      }
+      if (reply.routeOptions.config.deferLanguage) {
+        // The fallback until the profile answers, so that an answer sent before it still names its language.
+        answer(request, reply, null);
+        const ready = profileLanguage(request).then((profiled) => {
+          answer(request, reply, profiled);
+          return request.language;
+        });
+        // Awaited by the handler; one that fails first (a bad cursor) leaves it unawaited.
+        ready.catch(() => {});
+        request.languageReady = ready;
         return done();
       }
       profileLanguage(request).then((profiled) => {

@@ -124,6 +124,7 @@ const sync: FastifyPluginAsyncTypebox<{ secret: string; pollMs: number }> = asyn
   app.get(
     '/sync',
     {
+      config: { deferLanguage: true },
       schema: {
         tags: ['sync'],
         summary: "What changed in the caller's rows since a cursor: full rows and ids of deleted ones",
@@ -151,11 +152,10 @@ const sync: FastifyPluginAsyncTypebox<{ secret: string; pollMs: number }> = asyn
       if (given !== undefined && !cursor) throw invalidCursor();
       if (cursor?.st != null && app.now().getTime() - cursor.st > RETENTION_MS)
         throw new HttpError(410, 'sync_reset', 'The cursor is older than the deletions kept: pull without a cursor');
-      const language = request.language;
-
       // The feed and its snapshot in one statement; the rows are read after it, so a row may come newer than the
-      // snapshot (it comes again next round, harmless to an upsert) or be gone (its tombstone comes next round).
-      const [{ snapshot, rows }, time] = await Promise.all([
+      // snapshot (it comes again next round, harmless to an upsert) or be gone (its tombstone comes next round). The
+      // profile's language and time zone (one read) come meanwhile.
+      const [{ snapshot, rows }, time, language] = await Promise.all([
         syncRepository(app.sql).changes(userId, {
           since: cursor?.s ?? null,
           upTo: cursor?.h ?? null,
@@ -163,6 +163,7 @@ const sync: FastifyPluginAsyncTypebox<{ secret: string; pollMs: number }> = asyn
           limit: limit + 1,
         }),
         app.userTime(request),
+        request.languageReady ?? request.language,
       ]);
       // A round's upper bound is the snapshot of its first page; later pages keep it, so rows changed meanwhile wait
       // for the next round instead of shifting the order under the pages.
