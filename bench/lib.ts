@@ -89,7 +89,7 @@ const statFields = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').sp
  * CPU time a process has used so far (user and system, every thread), in ms; with `reaped`, also that of its children
  * that have exited (a load generator the benchmark ran and waited for).
  */
-export function cpuMs(pid: number, reaped = false): number {
+function cpuMs(pid: number, reaped = false): number {
   ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
   const f = statFields(pid).map(Number);
   return ((f[11]! + f[12]! + (reaped ? f[13]! + f[14]! : 0)) * 1000) / ticksPerSecond;
@@ -99,7 +99,7 @@ export function cpuMs(pid: number, reaped = false): number {
  * PostgreSQL's CPU time so far, in ms: the server process, its backends and other children alive now, and those that
  * have exited. `backendPid` is any backend's (`pg_backend_pid()`), which leads to the server.
  */
-export function postgresCpuMs(backendPid: number): number {
+function postgresCpuMs(backendPid: number): number {
   const server = Number(statFields(backendPid)[1]);
   let total = cpuMs(server, true);
   for (const entry of readdirSync('/proc')) {
@@ -111,6 +111,27 @@ export function postgresCpuMs(backendPid: number): number {
     }
   }
   return total;
+}
+
+/**
+ * CPU time so far, in ms, by name: each of `servers` (name to pid), PostgreSQL, and the load client (this process
+ * with the load processes it ran and waited for).
+ */
+export function cpuTimes(backendPid: number, servers: Record<string, number> = {}): Record<string, number> {
+  const times: Record<string, number> = {};
+  for (const [name, pid] of Object.entries(servers)) times[name] = cpuMs(pid);
+  times.PostgreSQL = postgresCpuMs(backendPid);
+  times['load client'] = cpuMs(process.pid, true);
+  return times;
+}
+
+/** The CPU time between two `cpuTimes` per unit of work: the total, and each name's share as text. */
+export function cpuPerUnit(before: Record<string, number>, after: Record<string, number>, units: number) {
+  const each = Object.entries(after).map(([name, ms]) => [name, (ms - before[name]!) / units] as const);
+  return {
+    total: each.reduce((sum, [, ms]) => sum + ms, 0),
+    text: `${each.map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ')} ms`,
+  };
 }
 
 /** A figure shown for what it tells, without a goal. */

@@ -2,12 +2,12 @@ import { PgBoss } from 'pg-boss';
 import { createDatabase } from '@nutrition/db';
 import { QUEUE_SCHEMA } from '@nutrition/worker';
 import {
-  cpuMs,
+  cpuPerUnit,
+  cpuTimes,
   json,
   login,
   maxRow,
   percentile,
-  postgresCpuMs,
   ratioRow,
   reported,
   root,
@@ -38,8 +38,7 @@ async function bareConsume(url: string, jobs: number): Promise<{ rate: number; c
     Array.from({ length: jobs }, (_, i) => ({ data: { i } })),
   );
   const [{ pid }] = (await boss.getDb().executeSql('SELECT pg_backend_pid() AS pid')).rows as [{ pid: number }];
-  const cpu = () => postgresCpuMs(pid) + cpuMs(process.pid);
-  const cpuBefore = cpu();
+  const cpuBefore = cpuTimes(pid);
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -51,7 +50,7 @@ async function bareConsume(url: string, jobs: number): Promise<{ rate: number; c
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  const cpuMsPerJob = (cpu() - cpuBefore) / jobs;
+  const cpuMsPerJob = cpuPerUnit(cpuBefore, cpuTimes(pid), jobs).total;
   await boss.stop({ graceful: false, close: true });
   return { rate: jobs / seconds, cpuMsPerJob };
 }
@@ -78,12 +77,8 @@ export async function queueBench(databaseUrl: string, jobs: number, pickups: num
     const body = JSON.stringify({ image });
     // Where the machine's time goes: every process of the run, from the first submission to the last job's end.
     const backend = (await sql<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`)[0]!.pid;
-    const processes = { API: api.child.pid!, worker: worker.child.pid!, 'load client': process.pid };
-    const cpu = () => ({
-      PostgreSQL: postgresCpuMs(backend),
-      ...Object.fromEntries(Object.entries(processes).map(([name, pid]) => [name, cpuMs(pid)])),
-    });
-    const cpuBefore = cpu();
+    const servers = { API: api.child.pid!, worker: worker.child.pid! };
+    const cpuBefore = cpuTimes(backend, servers);
     const started = performance.now();
     let next = 0;
     await Promise.all(
@@ -103,14 +98,10 @@ export async function queueBench(databaseUrl: string, jobs: number, pickups: num
       await new Promise((r) => setTimeout(r, 100));
     }
     const endToEnd = jobs / ((performance.now() - started) / 1000);
-    const cpuAfter = cpu();
-    const perJob = Object.entries(cpuAfter).map(
-      ([name, ms]) => [name, (ms - cpuBefore[name as keyof typeof cpuBefore]) / jobs] as const,
-    );
-    const cpuMsPerJob = perJob.reduce((sum, [, ms]) => sum + ms, 0);
+    const perJob = cpuPerUnit(cpuBefore, cpuTimes(backend, servers), jobs);
     process.stderr.write(
       ` [submitted ${Math.round(jobs / (submittedMs / 1000))} jobs/s; bare ${Math.round(bare)} jobs/s; CPU per job: ` +
-        `${perJob.map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ')} ms, bare ${bareCpuMs.toFixed(2)} ms]`,
+        `${perJob.text}, bare ${bareCpuMs.toFixed(2)} ms]`,
     );
 
     const latencies: number[] = [];
@@ -135,7 +126,7 @@ export async function queueBench(databaseUrl: string, jobs: number, pickups: num
         ratioRow(
           'queue',
           'CPU per job, every process (bare: PostgreSQL and its loop)',
-          cpuMsPerJob,
+          perJob.total,
           'ms',
           bareCpuMs,
           0,

@@ -1,10 +1,10 @@
 import { createDatabase } from '@nutrition/db';
 import {
-  cpuMs,
+  cpuPerUnit,
+  cpuTimes,
   login,
   maxRow,
   mixedLoad,
-  postgresCpuMs,
   ratioRow,
   reported,
   root,
@@ -60,19 +60,10 @@ export async function searchLoadBench(databaseUrl: string, seconds: number): Pro
   const { sql, close } = createDatabase(databaseUrl, { max: 1 });
   try {
     const backend = (await sql<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`)[0]!.pid;
-    // CPU of the servers and of the load generator (this process and the load process it waits for), in ms.
-    const cpu = (server: number) => ({
-      server: cpuMs(server),
-      PostgreSQL: postgresCpuMs(backend),
-      'load client': cpuMs(process.pid, true),
-    });
-    const perRequest = (before: ReturnType<typeof cpu>, after: ReturnType<typeof cpu>, requests: number) =>
-      Object.fromEntries(
-        Object.entries(after).map(([name, ms]) => [name, (ms - before[name as keyof typeof before]) / requests]),
-      ) as ReturnType<typeof cpu>;
-    const helloBefore = cpu(hello.child.pid!);
+    const helloServer = { hello: hello.child.pid! };
+    const helloBefore = cpuTimes(backend, helloServer);
     const base = await mixedLoad(hello.url, [{ method: 'GET', path: '/', headers: {} }], { seconds, connections });
-    const helloCpu = perRequest(helloBefore, cpu(hello.child.pid!), base.rps * seconds);
+    const helloCpu = cpuPerUnit(helloBefore, cpuTimes(backend, helloServer), base.rps * seconds);
     const rows: Row[] = [];
     for (const cacheMb of ['16', '0']) {
       const api = await startProcess(
@@ -89,7 +80,8 @@ export async function searchLoadBench(databaseUrl: string, seconds: number): Pro
           path: `/products/search?q=${encodeURIComponent(q)}`,
           headers: { authorization: `Bearer ${token}`, 'accept-language': lang },
         }));
-        const before = cpu(api.child.pid!);
+        const apiServer = { API: api.child.pid! };
+        const before = cpuTimes(backend, apiServer);
         const load = await mixedLoad(api.url, requests, { seconds, connections });
         const label = cacheMb === '0' ? 'search cache off' : 'as deployed';
         rows.push(
@@ -98,20 +90,18 @@ export async function searchLoadBench(databaseUrl: string, seconds: number): Pro
         );
         if (cacheMb === '0') {
           // What each query costs the machine: with two cores, 0.10 of hello-world allows about ten times its cost.
-          const used = perRequest(before, cpu(api.child.pid!), load.rps * seconds);
-          const total = (c: ReturnType<typeof cpu>) => c.server + c.PostgreSQL + c['load client'];
+          const used = cpuPerUnit(before, cpuTimes(backend, apiServer), load.rps * seconds);
           process.stderr.write(
-            ` [CPU per request, cache off: API ${used.server.toFixed(2)}, PostgreSQL ${used.PostgreSQL.toFixed(2)}, ` +
-              `load client ${used['load client'].toFixed(2)} ms; hello-world ${total(helloCpu).toFixed(3)} ms]`,
+            ` [CPU per request, cache off: ${used.text}; hello-world ${helloCpu.total.toFixed(3)} ms]`,
           );
           rows.push(
             reported(
               ratioRow(
                 'search-load',
                 'CPU per search, cache off (API, PostgreSQL, load client; baseline: hello-world)',
-                total(used),
+                used.total,
                 'ms',
-                total(helloCpu),
+                helloCpu.total,
                 0,
               ),
             ),
