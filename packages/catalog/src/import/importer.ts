@@ -51,6 +51,29 @@ function copyField(value: string | number | null): string {
   );
 }
 
+/** A product as a line of COPY text format. */
+function copyLine(p: ImportedProduct): string {
+  const row = [
+    p.barcode,
+    p.canonicalName,
+    p.brand,
+    p.categoryCode,
+    p.calories,
+    p.protein,
+    p.fat,
+    p.carbs,
+    p.nutrients.fiber,
+    p.nutrients.sugars,
+    p.nutrients.saturated_fat,
+    p.nutrients.salt,
+    JSON.stringify(p.aliases),
+  ];
+  return `${row.map(copyField).join('\t')}\n`;
+}
+
+/** Characters of COPY text sent in one message. */
+const COPY_CHUNK = 64 * 1024;
+
 /** Writer connections: a batch is written on one while the file is read and the next batch written on another. */
 const WRITERS = 2;
 
@@ -167,27 +190,14 @@ async function writeBatch(conn: Reserved, batch: ImportedProduct[], summary: Imp
     copy.on('error', reject);
     copy.on('finish', resolve);
     let i = 0;
+    // Rows go in chunks of about 64 KiB: postgres.js sends each write as a CopyData message of its own, a socket write
+    // per row otherwise.
     const write = () => {
       let ok = true;
       while (i < products.length && ok) {
-        const p = products[i]!;
-        const row = [
-          p.barcode,
-          p.canonicalName,
-          p.brand,
-          p.categoryCode,
-          p.calories,
-          p.protein,
-          p.fat,
-          p.carbs,
-          p.nutrients.fiber,
-          p.nutrients.sugars,
-          p.nutrients.saturated_fat,
-          p.nutrients.salt,
-          JSON.stringify(p.aliases),
-        ];
-        ok = copy.write(`${row.map(copyField).join('\t')}\n`);
-        i++;
+        let chunk = '';
+        while (i < products.length && chunk.length < COPY_CHUNK) chunk += copyLine(products[i++]!);
+        ok = copy.write(chunk);
       }
       if (i < products.length) copy.once('drain', write);
       else copy.end();
