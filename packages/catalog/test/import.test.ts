@@ -217,6 +217,38 @@ t.test(
   },
 );
 
+t.test('a barcode another transaction inserts while a batch is written: the batch is upserted instead', async (t) => {
+  const { app, sql, url } = await setup(t);
+  const dir = await mkdtemp(join(tmpdir(), 'off-'));
+  t.teardown(() => rm(dir, { recursive: true }));
+  const codes = ['4006381333931', '4006381333948', '4006381333955'];
+  const doc = (code: string) =>
+    JSON.stringify({ code, product_name: `Product ${code}`, lang: 'en', nutriments: { 'energy-kcal_100g': 100 } });
+  await writeFile(join(dir, 'a.jsonl'), `${codes.map(doc).join('\n')}\n`);
+  // An import beside this one has inserted the second product and not committed yet: the batch waits for it.
+  const other = postgres(url, { max: 1, onnotice: () => {} });
+  t.teardown(() => other.end());
+  const tx = await other.reserve();
+  await tx`BEGIN`;
+  await tx`INSERT INTO products (barcode, canonical_name, source) VALUES (${codes[1]!}, 'Old name', 'off')`;
+  const importing = importFoodDump(app, join(dir, 'a.jsonl'), LANGUAGES);
+  const waiting = () => sql`
+    SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+  while ((await waiting()).length === 0) await new Promise((r) => setTimeout(r, 20));
+  await tx`COMMIT`;
+  tx.release();
+  const summary = await importing;
+  t.match(summary, { inserted: 2, updated: 1, unchanged: 0 });
+  const rows = await sql<{ canonical_name: string; names: string[] }[]>`
+    SELECT p.canonical_name, array_agg(a.name) AS names FROM products p JOIN product_aliases a ON a.product_id = p.id
+    WHERE p.barcode = ANY(${codes}) GROUP BY p.id ORDER BY p.barcode`;
+  t.same(
+    rows,
+    codes.map((code) => ({ canonical_name: `Product ${code}`, names: [`Product ${code}`] })),
+    'each product once, with its name from the file',
+  );
+});
+
 t.test('salt from sodium where a document gives only sodium; a changed nutrient updates the product', async (t) => {
   const { app, sql } = await setup(t);
   const dir = await mkdtemp(join(tmpdir(), 'off-'));
