@@ -5,7 +5,7 @@ import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import { normalizeFoodRecord, type FoodRecord, type ImportedProduct, type SkipReason } from '@nutrition/domain';
 import type { Sql } from '@nutrition/db';
-import { refreshSearchWords } from '../search-words.ts';
+import { learnSearchWords } from '../search-words.ts';
 import { csvReader, jsonRecord } from './formats.ts';
 
 /** A connection of the pool held by one writer for the whole import. */
@@ -174,7 +174,7 @@ export async function importFoodDump(
     for (const writer of writers) writer.conn.release();
   }
   // The typo vocabulary learns the words of the names this import added or changed.
-  await refreshSearchWords(sql, { changedSince: started });
+  await learnSearchWords(sql, started);
   // Vacuumed (visibility map, hint bits) and with fresh statistics, so searches right after a large import neither
   // plan for the catalog as it was nor compete with autovacuum catching up. Pages the import left alone are skipped.
   await sql`VACUUM (ANALYZE) products, product_aliases, search_words`;
