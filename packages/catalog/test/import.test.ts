@@ -231,10 +231,12 @@ t.test('a barcode another transaction inserts while a batch is written: the batc
   const tx = await other.reserve();
   await tx`BEGIN`;
   await tx`INSERT INTO products (barcode, canonical_name, source) VALUES (${codes[1]!}, 'Old name', 'off')`;
-  const importing = importFoodDump(app, join(dir, 'a.jsonl'), LANGUAGES);
+  let settled = false;
+  const importing = importFoodDump(app, join(dir, 'a.jsonl'), LANGUAGES).finally(() => (settled = true));
   const waiting = () => sql`
     SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
-  while ((await waiting()).length === 0) await new Promise((r) => setTimeout(r, 20));
+  while (!settled && (await waiting()).length === 0) await new Promise((r) => setTimeout(r, 20));
+  t.notOk(settled, 'the batch waits for the other transaction');
   await tx`COMMIT`;
   tx.release();
   const summary = await importing;

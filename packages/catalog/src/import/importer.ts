@@ -242,7 +242,7 @@ async function inTransaction<T>(conn: Reserved, work: () => Promise<T>): Promise
 }
 
 /**
- * The batch's products whose barcode is new, with their names: plain inserts, which cost about an eighth less than
+ * The batch's products whose barcode is new, with their names: plain inserts, which cost about a tenth less than
  * the upsert's speculative ones (a first import is all new products). Returns how many.
  */
 async function insertNew(conn: Reserved): Promise<number> {
