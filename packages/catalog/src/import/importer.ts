@@ -3,6 +3,7 @@ import { open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
+import type postgres from 'postgres';
 import { normalizeFoodRecord, type FoodRecord, type ImportedProduct, type SkipReason } from '@nutrition/domain';
 import type { Sql } from '@nutrition/db';
 import { learnSearchWords } from '../search-words.ts';
@@ -241,6 +242,21 @@ async function inTransaction<T>(conn: Reserved, work: () => Promise<T>): Promise
   }
 }
 
+/** The batch's rows (`food_import s`) inserted as imported products; the caller adds the condition or conflict rule. */
+const insertProducts = (conn: Reserved) => conn`
+  INSERT INTO products (barcode, canonical_name, brand, category_code, calories_per_100g, protein_per_100g,
+                        fat_per_100g, carbs_per_100g, fiber_per_100g, sugars_per_100g,
+                        saturated_fat_per_100g, salt_per_100g, source)
+  SELECT barcode, canonical_name, brand, category_code, calories, protein, fat, carbs, fiber, sugars,
+         saturated_fat, salt, 'off' FROM food_import s`;
+
+/** The names of the products `p` (their id and barcode) from their batch rows, inserted as imported names. */
+const insertNames = (conn: Reserved, products: postgres.Fragment) => conn`
+  INSERT INTO product_aliases (product_id, language_code, name, is_primary, imported)
+  SELECT p.id, a.language, a.name, a.primary, true
+  FROM ${products} JOIN food_import s ON s.barcode = p.barcode,
+       jsonb_to_recordset(s.aliases) AS a(language text, name text, "primary" boolean)`;
+
 /**
  * The batch's products whose barcode is new, with their names: plain inserts, which cost about a tenth less than
  * the upsert's speculative ones (a first import is all new products). Returns how many.
@@ -248,21 +264,12 @@ async function inTransaction<T>(conn: Reserved, work: () => Promise<T>): Promise
 async function insertNew(conn: Reserved): Promise<number> {
   const [row] = await conn<{ n: number }[]>`
     WITH up AS (
-      INSERT INTO products (barcode, canonical_name, brand, category_code, calories_per_100g, protein_per_100g,
-                            fat_per_100g, carbs_per_100g, fiber_per_100g, sugars_per_100g,
-                            saturated_fat_per_100g, salt_per_100g, source)
-      SELECT barcode, canonical_name, brand, category_code, calories, protein, fat, carbs, fiber, sugars,
-             saturated_fat, salt, 'off' FROM food_import s
+      ${insertProducts(conn)}
       WHERE NOT EXISTS (SELECT 1 FROM products p WHERE p.barcode = s.barcode)
       RETURNING id, barcode
     ),
     -- A record's names are distinct, with one primary name per language (normalizeFoodRecord).
-    named AS (
-      INSERT INTO product_aliases (product_id, language_code, name, is_primary, imported)
-      SELECT up.id, a.language, a.name, a.primary, true
-      FROM up JOIN food_import s ON s.barcode = up.barcode,
-           jsonb_to_recordset(s.aliases) AS a(language text, name text, "primary" boolean)
-    )
+    named AS (${insertNames(conn, conn`up p`)})
     SELECT count(*)::int AS n FROM up`;
   return row!.n;
 }
@@ -274,11 +281,7 @@ async function insertNew(conn: Reserved): Promise<number> {
 async function upsert(conn: Reserved): Promise<{ inserted: number; updated: number }> {
   const changed = await conn<{ id: string; barcode: string; inserted: boolean }[]>`
     WITH up AS (
-      INSERT INTO products (barcode, canonical_name, brand, category_code, calories_per_100g, protein_per_100g,
-                            fat_per_100g, carbs_per_100g, fiber_per_100g, sugars_per_100g,
-                            saturated_fat_per_100g, salt_per_100g, source)
-      SELECT barcode, canonical_name, brand, category_code, calories, protein, fat, carbs, fiber, sugars,
-             saturated_fat, salt, 'off' FROM food_import
+      ${insertProducts(conn)}
       ON CONFLICT (barcode) DO UPDATE SET canonical_name = excluded.canonical_name, brand = excluded.brand,
         category_code = excluded.category_code, calories_per_100g = excluded.calories_per_100g,
         protein_per_100g = excluded.protein_per_100g, fat_per_100g = excluded.fat_per_100g,
@@ -294,27 +297,17 @@ async function upsert(conn: Reserved): Promise<{ inserted: number; updated: numb
              excluded.sugars_per_100g, excluded.saturated_fat_per_100g, excluded.salt_per_100g)
       RETURNING id, barcode, (xmax = 0) AS inserted
     ),
-    named AS (
-      INSERT INTO product_aliases (product_id, language_code, name, is_primary, imported)
-      SELECT up.id, a.language, a.name, a.primary, true
-      FROM up JOIN food_import s ON s.barcode = up.barcode,
-           jsonb_to_recordset(s.aliases) AS a(language text, name text, "primary" boolean)
-      WHERE up.inserted
-      ON CONFLICT DO NOTHING
-    )
+    named AS (${insertNames(conn, conn`up p`)} WHERE p.inserted ON CONFLICT DO NOTHING)
     SELECT id, barcode, inserted FROM up`;
   const updated = changed.filter((r) => !r.inserted);
   if (updated.length > 0) {
     // Rewritten whole, after the old ones are gone (a new primary name per language would otherwise meet the old
     // one in the unique index).
     const ids = updated.map((r) => r.id);
+    const barcodes = updated.map((r) => r.barcode);
     await conn`DELETE FROM product_aliases WHERE product_id = ANY(${ids}::uuid[])`;
     await conn`
-      INSERT INTO product_aliases (product_id, language_code, name, is_primary, imported)
-      SELECT c.id, a.language, a.name, a.primary, true
-      FROM unnest(${ids}::uuid[], ${updated.map((r) => r.barcode)}::text[]) AS c(id, barcode)
-      JOIN food_import s ON s.barcode = c.barcode,
-           jsonb_to_recordset(s.aliases) AS a(language text, name text, "primary" boolean)
+      ${insertNames(conn, conn`unnest(${ids}::uuid[], ${barcodes}::text[]) AS p(id, barcode)`)}
       ON CONFLICT DO NOTHING`;
   }
   return { inserted: changed.length - updated.length, updated: updated.length };
