@@ -14,8 +14,9 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
  * entrypoint and then the API from the deployed folder with the production export condition.
  */
 t.test('the API deployed as the image deploys it migrates a database and serves', async (t) => {
-  const out = join(await mkdtemp(join(tmpdir(), 'nutrition-deploy-')), 'api');
-  t.teardown(() => rm(out, { recursive: true, force: true }));
+  const dir = await mkdtemp(join(tmpdir(), 'nutrition-deploy-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const out = join(dir, 'api');
   // tap adds its loaders to NODE_OPTIONS of every child process; `env -u` keeps them away from pnpm and tsc.
   const { NODE_OPTIONS: _, ...cleanEnv } = process.env;
   const run = (args: string[]) =>

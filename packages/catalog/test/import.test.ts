@@ -12,6 +12,12 @@ import { seed } from '../src/seed/index.ts';
 import { gtinCheckDigit } from '@nutrition/domain';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/off/${name}`, import.meta.url));
+/** A path in a directory of the test's own, removed when it ends. */
+async function tempFile(t: Test, name: string) {
+  const dir = await mkdtemp(join(tmpdir(), 'off-'));
+  t.teardown(() => rm(dir, { recursive: true }));
+  return join(dir, name);
+}
 const LANGUAGES = ['en', 'ru', 'uk', 'de', 'fr', 'es', 'it', 'pt', 'pl', 'tr', 'zh', 'ja'];
 // What the fixtures hold on purpose (see how they were made in the commit that added them).
 const SKIPPED = { no_name: 6, impossible_nutrition: 10, invalid_barcode: 1 };
@@ -130,9 +136,7 @@ t.test('a changed row updates the product; curated products are never overwritte
   const { app, sql } = await setup(t);
   const [seeded] =
     await sql`SELECT id, barcode, canonical_name FROM products WHERE source = 'seed' AND length(barcode) = 13 LIMIT 1`;
-  const { writeFile } = await import('node:fs/promises');
-  const { tmpdir } = await import('node:os');
-  const path = `${tmpdir()}/off-${process.pid}.jsonl`;
+  const path = await tempFile(t, 'changed.jsonl');
   const doc = (name: string, kcal: number, code = '4006381333931') =>
     JSON.stringify({ code, product_name: name, lang: 'de', nutriments: { 'energy-kcal_100g': kcal } });
   await writeFile(path, `${doc('Milch', 64)}\n${doc('Hijack', 1, seeded!.barcode)}\n`);
@@ -157,9 +161,7 @@ t.test('a changed row updates the product; curated products are never overwritte
 
 t.test('ingredient search finds every curated name however many imported names share its word', async (t) => {
   const { app, sql } = await setup(t);
-  const { writeFile } = await import('node:fs/promises');
-  const { tmpdir } = await import('node:os');
-  const path = `${tmpdir()}/off-milk-${process.pid}.jsonl`;
+  const path = await tempFile(t, 'milk.jsonl');
   // More imported "milk" names than search takes candidates, then the seed again (as every `pnpm start` runs it):
   // the curated names are rewritten behind the imported ones in the table.
   const docs = Array.from({ length: 400 }, (_, i) => {
@@ -193,9 +195,7 @@ t.test(
   'written on two connections: the last row of a barcode wins across batches; a pool of one still imports',
   async (t) => {
     const { app, sql, url } = await setup(t);
-    const { writeFile } = await import('node:fs/promises');
-    const { tmpdir } = await import('node:os');
-    const path = `${tmpdir()}/off-writers-${process.pid}.jsonl`;
+    const path = await tempFile(t, 'writers.jsonl');
     const doc = (code: string, name: string) =>
       JSON.stringify({ code, product_name: name, lang: 'en', nutriments: { 'energy-kcal_100g': 100 } });
     // Barcodes of both writers, each named three times in batches of two: only the third name may remain.
