@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Queryable } from '@nutrition/db';
+import { type Queryable, violatedUnique } from '@nutrition/db';
 import { type ClientIdKind, syncRepository } from '@nutrition/db/repositories';
-import { conflict, violatedUnique } from './errors.ts';
+import { conflict } from './errors.ts';
 import { fingerprint, idempotent } from './idempotency.ts';
 
 /**

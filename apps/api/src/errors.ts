@@ -33,18 +33,6 @@ export const unauthorized = (message = 'Authentication required', code = 'unauth
 export const notFound = (what = 'Resource') => new HttpError(404, 'not_found', `${what} not found`);
 export const conflict = (message: string, code = 'conflict') => new HttpError(409, code, message);
 
-/** The unique index (or primary key) a failed statement violated; null for any other error. */
-export function violatedUnique(err: unknown): string | null {
-  const { code, constraint_name } = err as { code?: string; constraint_name?: string };
-  return code === '23505' ? (constraint_name ?? '') : null;
-}
-
-/** The name of the foreign key a failed statement violated, if that is why it failed. */
-export function violatedForeignKey(err: unknown): string | null {
-  const { code, constraint_name } = err as { code?: string; constraint_name?: string };
-  return code === '23503' ? (constraint_name ?? '') : null;
-}
-
 /** The contract's error body. */
 export function errorBody(statusCode: number, code: string, message: string, requestId: string, details?: unknown) {
   return {

@@ -8,6 +8,7 @@ export {
   type Sql,
   type Transaction,
 } from './client.ts';
+export { violatedForeignKey, violatedUnique } from './errors.ts';
 export { migrate, migrationsFolder } from './migrate.ts';
 export { startEmbeddedPostgres, freePort, type EmbeddedServer } from './embedded.ts';
 export { openDatabaseTarget, LOCAL_DATA_DIR } from './local.ts';

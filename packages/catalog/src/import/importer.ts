@@ -5,7 +5,7 @@ import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import type postgres from 'postgres';
 import { normalizeFoodRecord, type FoodRecord, type ImportedProduct, type SkipReason } from '@nutrition/domain';
-import type { Sql } from '@nutrition/db';
+import { violatedUnique, type Sql } from '@nutrition/db';
 import { learnSearchWords } from '../search-words.ts';
 import { csvReader, jsonRecord } from './formats.ts';
 
@@ -217,7 +217,7 @@ async function writeBatch(conn: Reserved, batch: ImportedProduct[], summary: Imp
       return { inserted, updated: 0 };
     });
   } catch (err) {
-    if ((err as { code?: string }).code !== UNIQUE_VIOLATION) throw err;
+    if (violatedUnique(err) === null) throw err;
     // Another transaction inserted one of the barcodes after the check (an import running beside this one).
     counts = await inTransaction(conn, () => upsert(conn));
   }
@@ -226,8 +226,6 @@ async function writeBatch(conn: Reserved, batch: ImportedProduct[], summary: Imp
   summary.updated += counts.updated;
   summary.unchanged += products.length - counts.inserted - counts.updated;
 }
-
-const UNIQUE_VIOLATION = '23505';
 
 /** One transaction per batch: a product is never left without its names. */
 async function inTransaction<T>(conn: Reserved, work: () => Promise<T>): Promise<T> {
