@@ -15,7 +15,7 @@ function wordsOf(sql: Queryable, only: { productIds?: string[]; changedSince?: p
     WHERE length(w.lexeme) >= 3 ${only.productIds ? sql`AND a.product_id = ANY(${only.productIds}::uuid[])` : sql``}`;
 }
 
-/** Adds the words of the given products' names (of every name without) to the typo-correction vocabulary. */
+/** Adds the words of the given products' names, or of every name, to the typo-correction vocabulary. */
 export async function refreshSearchWords(sql: Queryable, only: { productIds?: string[] } = {}): Promise<void> {
   await sql`INSERT INTO search_words (word) ${wordsOf(sql, only)} ON CONFLICT DO NOTHING`;
 }

@@ -219,12 +219,11 @@ t.test(
 
 t.test('a barcode another transaction inserts while a batch is written: the batch is upserted instead', async (t) => {
   const { app, sql, url } = await setup(t);
-  const dir = await mkdtemp(join(tmpdir(), 'off-'));
-  t.teardown(() => rm(dir, { recursive: true }));
+  const path = await tempFile(t, 'a.jsonl');
   const codes = ['4006381333931', '4006381333948', '4006381333955'];
   const doc = (code: string) =>
     JSON.stringify({ code, product_name: `Product ${code}`, lang: 'en', nutriments: { 'energy-kcal_100g': 100 } });
-  await writeFile(join(dir, 'a.jsonl'), `${codes.map(doc).join('\n')}\n`);
+  await writeFile(path, `${codes.map(doc).join('\n')}\n`);
   // An import beside this one has inserted the second product and not committed yet: the batch waits for it.
   const other = postgres(url, { max: 1, onnotice: () => {} });
   t.teardown(() => other.end());
@@ -232,7 +231,7 @@ t.test('a barcode another transaction inserts while a batch is written: the batc
   await tx`BEGIN`;
   await tx`INSERT INTO products (barcode, canonical_name, source) VALUES (${codes[1]!}, 'Old name', 'off')`;
   let settled = false;
-  const importing = importFoodDump(app, join(dir, 'a.jsonl'), LANGUAGES).finally(() => (settled = true));
+  const importing = importFoodDump(app, path, LANGUAGES).finally(() => (settled = true));
   const waiting = () => sql`
     SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
   while (!settled && (await waiting()).length === 0) await new Promise((r) => setTimeout(r, 20));
