@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@nutrition/db';
-import { ALLOCATOR_ENV } from '../scripts/allocator-env.ts';
+import { ALLOCATOR_ENV, API_NODE_FLAGS } from '../scripts/allocator-env.ts';
 
 export const root = fileURLToPath(new URL('../', import.meta.url));
 
@@ -37,8 +37,9 @@ export async function startProcess(
   portVar = 'PORT',
 ): Promise<Proc> {
   const port = await freePort();
-  const child = spawn(process.execPath, [script], {
-    // As deployed: the allocator settings of the Dockerfiles and `pnpm start`.
+  const flags = script.endsWith('apps/api/src/main.ts') ? API_NODE_FLAGS : [];
+  const child = spawn(process.execPath, [...flags, script], {
+    // As deployed: the allocator settings and Node flags of the Dockerfiles and `pnpm start`.
     env: { ...process.env, ...ALLOCATOR_ENV, LOG_LEVEL: 'warn', ...env, [portVar]: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -32,7 +32,7 @@ FROM ${NODE_IMAGE}
 # runs through Node's type stripping.
 ENV NODE_ENV=production NODE_OPTIONS=--conditions=production MIGRATIONS_DIR=/app/drizzle
 # glibc malloc: two arenas, large blocks returned at once (scripts/allocator-env.ts says why; a test keeps them equal).
-ENV MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072
+ENV MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=65536
 WORKDIR /app
 COPY --from=build --chown=node:node /out ./
 USER node
@@ -41,4 +41,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=15s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
 # The same image runs the one-shot migration: docker run ... nutrition/api node src/migrate.ts
-CMD ["node", "src/main.ts"]
+CMD ["node", "--max-semi-space-size=8", "src/main.ts"]

@@ -32,7 +32,7 @@ FROM ${NODE_IMAGE}
 # runs through Node's type stripping.
 ENV NODE_ENV=production NODE_OPTIONS=--conditions=production MIGRATIONS_DIR=/app/drizzle
 # glibc malloc: two arenas, large blocks returned at once (scripts/allocator-env.ts says why; a test keeps them equal).
-ENV MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072
+ENV MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=65536
 WORKDIR /app
 COPY --from=build --chown=node:node /out ./
 USER node

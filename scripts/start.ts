@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { openDatabaseTarget } from '@nutrition/db';
 import { prepareDatabase } from '../apps/api/src/setup.ts';
-import { ALLOCATOR_ENV } from './allocator-env.ts';
+import { ALLOCATOR_ENV, API_NODE_FLAGS } from './allocator-env.ts';
 
 /**
  * `pnpm start`: the whole service on one machine. Without DATABASE_URL an embedded PostgreSQL 18 keeps its data under
@@ -19,7 +19,8 @@ say('database migrated and seeded');
 
 const env = { ...ALLOCATOR_ENV, ...process.env, DATABASE_URL: target.url };
 const children: ChildProcess[] = ['apps/api', 'apps/dish-worker', 'apps/product-worker'].map((app) => {
-  const child = spawn(process.execPath, ['src/main.ts'], { cwd: `${root}/${app}`, env, stdio: 'inherit' });
+  const flags = app === 'apps/api' ? API_NODE_FLAGS : [];
+  const child = spawn(process.execPath, [...flags, 'src/main.ts'], { cwd: `${root}/${app}`, env, stdio: 'inherit' });
   child.on('exit', (code, signal) => {
     if (!stopping) {
       say(`${app} exited (${signal ?? code}); stopping everything`);

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parse, parseAllDocuments } from 'yaml';
 import { ConfigSchema } from '../../apps/api/src/config.ts';
 import { WorkerSettingsSchema } from '../../packages/worker/src/runtime.ts';
-import { ALLOCATOR_ENV } from '../../scripts/allocator-env.ts';
+import { ALLOCATOR_ENV, API_NODE_FLAGS } from '../../scripts/allocator-env.ts';
 
 const WORKER_ENV = Object.keys(WorkerSettingsSchema.properties);
 
@@ -29,8 +29,11 @@ t.test(
       for (const [name, value] of Object.entries(ALLOCATOR_ENV))
         t.equal(env[name], value, `${app} runs with ${name}=${value}, as pnpm start and the bench do`);
       t.match(file, /HEALTHCHECK .*\n.*\/health/);
-      const cmd = JSON.parse(/^CMD (.+)$/m.exec(file)![1]!) as string[];
-      t.ok(existsSync(`${root}apps/${app}/${cmd[1]}`), `${app} runs ${cmd[1]}`);
+      const [node, ...args] = JSON.parse(/^CMD (.+)$/m.exec(file)![1]!) as string[];
+      const entry = args.pop();
+      t.equal(node, 'node');
+      t.ok(existsSync(`${root}apps/${app}/${entry}`), `${app} runs ${entry}`);
+      t.same(args, app === 'api' ? API_NODE_FLAGS : [], `${app} runs with the Node flags pnpm start and the bench use`);
       const install = file.indexOf('pnpm install --frozen-lockfile');
       t.ok(
         file.indexOf('COPY patches patches') > 0 && file.indexOf('COPY patches patches') < install,
