@@ -41,4 +41,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=15s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"
 # The same image runs the one-shot migration: docker run ... nutrition/api node src/migrate.ts
-CMD ["node", "--max-semi-space-size=8", "src/main.ts"]
+CMD ["node", "--max-semi-space-size=16", "src/main.ts"]

@@ -14,7 +14,7 @@ export const ALLOCATOR_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '6
  *
  * V8 sizes the young generation from the machine's memory: 64 MiB on one of 24 GiB. With 10,000 event streams open,
  * each scavenge of it paused the API 30-55 ms while it copied what the streams had left there, and every event due
- * in that pause waited (the `sse` rows of `pnpm bench`). An 8 MiB one is scavenged more often in pauses of 4-15 ms,
- * with no loss of requests per second measured in the `api`, `search-load` and `app-mixed` rows.
+ * in that pause waited (the `sse` rows of `pnpm bench`). A 16 MiB one is scavenged more often in shorter pauses.
+ * 8 MiB shortened them further but cost the `app-mixed` mix requests (promotions, and scavenges of about 5 ms each).
  */
-export const API_NODE_FLAGS = ['--max-semi-space-size=8'] as const;
+export const API_NODE_FLAGS = ['--max-semi-space-size=16'] as const;
