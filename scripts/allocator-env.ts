@@ -10,11 +10,12 @@
 export const ALLOCATOR_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536' } as const;
 
 /**
- * Node flags of the API process (its Dockerfile's CMD, `pnpm start` and the bench).
+ * Node flags of the API process (its Dockerfile's CMD, its own start script, `pnpm start` and the bench).
  *
  * V8 sizes the young generation from the machine's memory: 64 MiB on one of 24 GiB. With 10,000 event streams open,
  * each scavenge of it paused the API 30-55 ms while it copied what the streams had left there, and every event due
- * in that pause waited (the `sse` rows of `pnpm bench`). A 16 MiB one is scavenged more often in shorter pauses.
- * 8 MiB shortened them further but cost the `app-mixed` mix requests (promotions, and scavenges of about 5 ms each).
+ * in that pause waited (the `sse` rows of `pnpm bench`). With 16 MiB that p99 measured 9-18 ms in five of six
+ * SSE-only runs (183 in one), against 25-41 with 64. 8 MiB cost the `app-mixed` mix requests: it was scavenged
+ * four times as often, 5 ms a time.
  */
 export const API_NODE_FLAGS = ['--max-semi-space-size=16'] as const;

@@ -33,7 +33,10 @@ t.test(
       const entry = args.pop();
       t.equal(node, 'node');
       t.ok(existsSync(`${root}apps/${app}/${entry}`), `${app} runs ${entry}`);
-      t.same(args, app === 'api' ? API_NODE_FLAGS : [], `${app} runs with the Node flags pnpm start and the bench use`);
+      const flags = app === 'api' ? API_NODE_FLAGS : [];
+      t.same(args, flags, `${app} runs with the Node flags pnpm start and the bench use`);
+      const { scripts } = JSON.parse(read(`apps/${app}/package.json`)) as { scripts: { start: string } };
+      t.equal(scripts.start, ['node', ...flags, entry].join(' '), `${app}'s own start script runs it the same way`);
       const install = file.indexOf('pnpm install --frozen-lockfile');
       t.ok(
         file.indexOf('COPY patches patches') > 0 && file.indexOf('COPY patches patches') < install,
