@@ -71,3 +71,39 @@ t.test('a page written by PostgreSQL holds the products, values and keysets of t
   );
   t.same(await pagesAsJson(sql, { q: 'no such product anywhere', language: 'en' }), [{ items: [], last: null }]);
 });
+
+t.test(
+  'a repository that built its statements for other searches answers each as one built for it alone',
+  async (t) => {
+    const { sql } = await openTestDatabase(t, { max: 2 });
+    const [category] = await sql<{ code: string }[]>`SELECT category_code AS code FROM products WHERE code = 'milk'`;
+    const searches: ProductSearch[] = [
+      { q: 'milk', language: 'en', limit: 5 },
+      { q: 'm', language: 'en', limit: 5 },
+      { q: 'mi', language: 'uk', limit: 3 },
+      { q: 'chocolate milk', language: 'en', limit: 5 },
+      { q: 'chiken', language: 'en', limit: 5 },
+      { q: 'chiken brest', language: 'en', limit: 5 },
+      { q: 'a%b milk', language: 'en', limit: 5 },
+      { q: '50%', language: 'en', limit: 5 },
+      { q: 'milk', language: 'en', limit: 5, ingredientsOnly: true },
+      { q: 'milk', language: 'en', limit: 5, category: category!.code },
+      { q: 'молоко', language: 'ru', limit: 5 },
+    ];
+    // Each search's second page too: the keyset is one more choice of the statement.
+    for (const s of [...searches]) {
+      const first = await catalogRepository(sql).searchProductsPage(s);
+      if (first.last) searches.push({ ...s, after: first.last });
+    }
+    t.ok(searches.length > 13, 'some searches have a second page');
+    const shared = catalogRepository(sql);
+    // Three rounds in different orders through one repository, each answer against a repository built for it.
+    for (const round of [0, 1, 2]) {
+      const order = searches.map((s, i) => ({ s, k: (i * (round * 5 + 3)) % searches.length }));
+      for (const { s } of order.sort((x, y) => x.k - y.k)) {
+        const expected = await catalogRepository(sql).searchProductsPage(s);
+        t.strictSame(await shared.searchProductsPage(s), expected, `round ${round}: ${JSON.stringify(s)}`);
+      }
+    }
+  },
+);

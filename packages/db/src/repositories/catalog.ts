@@ -1,5 +1,6 @@
 import type postgres from 'postgres';
 import type { Queryable } from '../client.ts';
+import { statementText } from '../statement-text.ts';
 import { localizedName } from './localized.ts';
 import { visibleDish, visibleRecipe } from './ownership.ts';
 import { type NutrientsPerServing, PRODUCT_NUTRIENTS, RECIPE_NUTRIENTS } from './nutrients.ts';
@@ -57,7 +58,7 @@ function startingWith(sql: Queryable, column: string, prefix: postgres.Fragment)
 }
 
 /** Every word, folded as names are (`fold_text`), as a word prefix: a `simple` tsquery. */
-function foldedPrefixQuery(sql: Queryable, words: string[]) {
+function foldedPrefixQuery(sql: Queryable, words: string[] | postgres.Parameter) {
   return sql`(SELECT to_tsquery('simple', string_agg(${lexeme(sql, 'fold_text(w)')} || ':*', ' & ' ORDER BY n))
     FROM unnest(${words}::text[]) WITH ORDINALITY AS x(w, n))`;
 }
@@ -69,13 +70,18 @@ function foldedPrefixQuery(sql: Queryable, words: string[]) {
  * language, then both of these in other languages, then matches only inside words or through a typo correction. A
  * name of unknown language counts as the request language's.
  */
-function rankTier(sql: Queryable, folded: postgres.Fragment, language: string, words: string[]) {
+function rankTier(
+  sql: Queryable,
+  folded: postgres.Fragment,
+  language: postgres.Parameter,
+  words: postgres.Parameter | null,
+) {
   const own = sql`(c.language_code = ${language} OR c.language_code IS NULL)`;
   return sql`(CASE
     WHEN c.search_name = ${folded} THEN 4
     WHEN starts_with(c.search_name, ${folded}) THEN CASE WHEN ${own} THEN 3 ELSE 1.5 END
     ${
-      words.length > 0
+      words
         ? sql`WHEN v.v @@ ${foldedPrefixQuery(sql, words)}
                 THEN CASE WHEN ${own} THEN 2 ELSE 1.5 END`
         : sql``
@@ -87,7 +93,7 @@ function rankTier(sql: Queryable, folded: postgres.Fragment, language: string, w
  * A product's columns with its names in `lang` (English, then the canonical name, where missing). The names are scalar
  * subqueries rather than joins, which cost more to plan than the search costs to run.
  */
-const PRODUCT_COLUMNS = (sql: Queryable, lang: string) => sql`
+const PRODUCT_COLUMNS = (sql: Queryable, lang: string | postgres.Parameter) => sql`
   p.id, p.canonical_name,
   COALESCE(${localizedName(
     sql,
@@ -147,10 +153,38 @@ const CANDIDATES = 150;
  * containing every query word as a word prefix (full text, each word widened by the closest vocabulary words when it
  * looks misspelt), ranked by the greater of text rank and trigram similarity. Product search runs on
  * `productSearchSql`, meant for generic plans (its index ranges and full text plan the same for any query, and
- * planning cost more than running); dish search, whose LIKE and trigram conditions go wrong in a generic plan, runs
- * unprepared on `searchSql`.
+ * planning cost more than running), its text built once for each shape of search; dish search, whose LIKE and trigram
+ * conditions go wrong in a generic plan, runs unprepared on `searchSql`.
  */
 export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, productSearchSql: Queryable = sql) {
+  // Product search's statements are built once per shape (`statementText`), with these slots for their values.
+  const db = productSearchSql;
+  const slot = () => db.typed(null, 0);
+  const P = {
+    q: slot(),
+    language: slot(),
+    words: slot(),
+    literal: slot(),
+    candidates: slot(),
+    limit: slot(),
+    pageSize: slot(),
+    category: slot(),
+    afterScore: slot(),
+    afterId: slot(),
+  };
+  type SearchValues = Partial<Record<keyof typeof P, postgres.SerializableParameter>>;
+  const slotKeys = new Map<unknown, string>(Object.entries(P).map(([key, value]) => [value, key]));
+  const statements = new Map<string, { text: string; keys: string[] }>();
+  const shaped = <T extends object[]>(shape: string, build: () => postgres.Fragment, values: SearchValues) => {
+    let statement = statements.get(shape);
+    if (!statement) {
+      statement = statementText(build(), slotKeys);
+      statements.set(shape, statement);
+    }
+    const params = statement.keys.map((key) => values[key as keyof SearchValues]!);
+    return db.unsafe<T>(statement.text, params, { prepare: true });
+  };
+
   /**
    * The query's words and their corrections as CTEs of the search statement itself (one round trip). `query_words`:
    * each word folded as names are, and whether it is a typo (3+ characters, and neither a word nor a word prefix of
@@ -159,12 +193,12 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
    * vocabulary words. `tsq`: every word as a word prefix, or one of its fixes; every word is quoted as a tsquery
    * lexeme.
    */
-  const wordCtes = (words: string[]) => productSearchSql`
+  const wordCtes = () => db`
     query_words AS MATERIALIZED (
       SELECT t.ord, w.w, length(w.w) >= 3 AND NOT EXISTS (
-               SELECT 1 FROM search_words p WHERE ${startingWith(productSearchSql, 'p.word', productSearchSql`w.w`)}
+               SELECT 1 FROM search_words p WHERE ${startingWith(db, 'p.word', db`w.w`)}
              ) AS typo
-      FROM unnest(${words}::text[]) WITH ORDINALITY AS t(w, ord) CROSS JOIN LATERAL (SELECT fold_text(t.w) AS w) w),
+      FROM unnest(${P.words}::text[]) WITH ORDINALITY AS t(w, ord) CROSS JOIN LATERAL (SELECT fold_text(t.w) AS w) w),
     fixes AS MATERIALIZED (
       SELECT q.ord, q.typo, s.word, s.word <-> q.w AS distance FROM query_words q CROSS JOIN LATERAL (
         SELECT word FROM search_words
@@ -172,35 +206,64 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
         UNION
         (SELECT word FROM search_words WHERE q.typo AND word % q.w ORDER BY word <-> q.w LIMIT 3)) s),
     tsq AS (
-      SELECT string_agg('(' || ${lexeme(productSearchSql, 'q.w')} || ':*' || COALESCE((
-               SELECT string_agg(' | ' || ${lexeme(productSearchSql, 'f.word')}, '')
+      SELECT string_agg('(' || ${lexeme(db, 'q.w')} || ':*' || COALESCE((
+               SELECT string_agg(' | ' || ${lexeme(db, 'f.word')}, '')
                FROM fixes f WHERE f.ord = q.ord), '') || ')', ' & ' ORDER BY q.ord)::tsquery AS tsq
       FROM query_words q)`;
 
   /**
-   * The search statement up to its `page` CTE: the candidates, ranked (`score`), cut to `s.limit` products in page
-   * order (score, then id, both descending), without their names yet.
+   * A search's shape (what its statement's text depends on) and the values of its slots. `limit` is the number of
+   * products the ranked page keeps.
    */
-  const rankedPage = (s: ProductSearch) => {
+  const searchShape = (s: ProductSearch, limit: number) => {
     const q = s.q.trim().toLowerCase();
     const words = queryWords(q);
     const literal = literalWords(q);
-    const db = productSearchSql;
+    const typed = q.length > 2 && words.length > 0;
+    const shape = {
+      words: words.length > 0,
+      typed,
+      fixed: typed && words.length === 1,
+      literal: literal.length > 0,
+      category: Boolean(s.category),
+      after: s.after !== undefined,
+      ingredientsOnly: s.ingredientsOnly === true,
+    };
+    const values: SearchValues = {
+      q,
+      language: s.language,
+      words,
+      literal,
+      candidates: CANDIDATES,
+      limit,
+      pageSize: s.limit,
+      category: s.category,
+      afterScore: s.after?.score,
+      afterId: s.after?.id,
+    };
+    return { shape, values };
+  };
+  type SearchShape = ReturnType<typeof searchShape>['shape'];
+
+  /**
+   * The search statement up to its `page` CTE: the candidates, ranked (`score`), cut to `limit` products in page
+   * order (score, then id, both descending), without their names yet.
+   */
+  const rankedPage = (s: SearchShape) => {
     // The folded query, computed once per statement (a scalar subquery): a call per candidate costs more than the
     // rest of ranking it.
-    const folded = db`(SELECT fold_text(${q}))`;
+    const folded = db`(SELECT fold_text(${P.q}))`;
     const startsWith = startingWith(db, 'a.search_name', folded);
     // Ingredients: candidates from curated names only (their own small indexes). Filtering imported products out
     // after the candidate limit would leave a common word with none: a million imported names crowd them out.
     const curated = s.ingredientsOnly ? db`AND NOT a.imported` : db``;
-    const filter = s.category ? db`AND p.category_code = ${s.category}` : db``;
-    const typed = q.length > 2 && words.length > 0;
+    const filter = s.category ? db`AND p.category_code = ${P.category}` : db``;
+    const { typed, fixed } = s;
     const tsq = typed ? db`(SELECT tsq FROM tsq)` : db`NULL::tsquery`;
     // A one-word typo (no name holds it as a word prefix, so every match is a correction's, in one tier): curated
     // names holding a correction, on their own small full-text index, and other names starting with one, closest
     // correction first, as index ranges in order. Full text over every name would visit each name that holds a
     // common correction (80,000 for `chocolte` at a million products) before any limit applies.
-    const fixed = typed && words.length === 1;
     const startingWithFixes = db`
         SELECT a.* FROM (SELECT word FROM fixes WHERE typo ORDER BY distance, word) f
         CROSS JOIN LATERAL (
@@ -210,7 +273,7 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
           -- full-text index
           ORDER BY a.search_name USING ~<~ OFFSET 0) a
         WHERE to_tsvector('simple', a.search_name) @@ ${tsq}
-        LIMIT ${CANDIDATES}`;
+        LIMIT ${P.candidates}`;
     // Full text finds names holding the words anywhere: the costly part for a common word, whose every match the
     // index visits before a limit applies. A first page that names starting with the query in the request language
     // already fill cannot hold any of its matches (they rank a tier lower), so then it is not run at all; nor when
@@ -218,31 +281,31 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
     const fill = (ctes: string[], ownLanguage: boolean) =>
       db`AND (SELECT count(DISTINCT x.product_id)
                 FROM (${db.unsafe(ctes.map((c) => `SELECT * FROM ${c}`).join(' UNION ALL '))}) x
-                ${ownLanguage ? db`WHERE x.language_code = ${s.language} OR x.language_code IS NULL` : db``}
-              ) < ${s.limit}`;
+                ${ownLanguage ? db`WHERE x.language_code = ${P.language} OR x.language_code IS NULL` : db``}
+              ) < ${P.limit}`;
     const prefixesFill =
       !s.after && !s.category
         ? db`${fill(['own', 'pre'], true)} ${fixed ? fill(['fix_own', 'fix'], false) : db``}`
         : db``;
     // Rank and cut to one page first; only the page's rows get their names, category and unit.
     return db`
-        WITH ${typed ? db`${wordCtes(words)},` : db``}
+        WITH ${typed ? db`${wordCtes()},` : db``}
         -- Curated names in the request language starting with q come first, on their own small index: otherwise a
         -- letter or two would fill the candidates with other languages' names in alphabetical order.
         own AS MATERIALIZED (
           SELECT a.product_id, a.search_name, a.language_code, a.is_primary FROM product_aliases a
-          WHERE a.language_code = ${s.language} AND NOT a.imported AND ${startsWith}
-          ORDER BY a.search_name USING ~<~ LIMIT ${CANDIDATES}),
+          WHERE a.language_code = ${P.language} AND NOT a.imported AND ${startsWith}
+          ORDER BY a.search_name USING ~<~ LIMIT ${P.candidates}),
         pre AS MATERIALIZED (
           SELECT a.product_id, a.search_name, a.language_code, a.is_primary FROM product_aliases a
-          WHERE ${startsWith} ${curated} ORDER BY a.search_name USING ~<~ LIMIT ${CANDIDATES}),
+          WHERE ${startsWith} ${curated} ORDER BY a.search_name USING ~<~ LIMIT ${P.candidates}),
         ${
           fixed
             ? db`fix_own AS MATERIALIZED (
                    SELECT a.product_id, a.search_name, a.language_code, a.is_primary FROM product_aliases a
                    WHERE (SELECT typo FROM query_words) AND NOT a.imported
                      AND to_tsvector('simple', a.search_name) @@ ${tsq}
-                   LIMIT ${CANDIDATES}),
+                   LIMIT ${P.candidates}),
                  fix AS MATERIALIZED (${startingWithFixes}),`
             : db``
         }
@@ -255,7 +318,7 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
               ? db`UNION ALL
                    (SELECT a.product_id, a.search_name, a.language_code, a.is_primary FROM product_aliases a
                     WHERE to_tsvector('simple', a.search_name) @@ ${tsq} ${curated} ${prefixesFill}
-                    LIMIT ${CANDIDATES})`
+                    LIMIT ${P.candidates})`
               : db``
           }),
         ranked AS (
@@ -269,11 +332,11 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
           FROM c
           -- computed once per candidate (OFFSET 0 keeps the subqueries from being inlined into every use)
           CROSS JOIN LATERAL (SELECT to_tsvector('simple', c.search_name) AS v OFFSET 0) v
-          CROSS JOIN LATERAL (SELECT ${rankTier(db, folded, s.language, words)} AS tier OFFSET 0) t
+          CROSS JOIN LATERAL (SELECT ${rankTier(db, folded, P.language, s.words ? P.words : null)} AS tier OFFSET 0) t
           ${
             // only when there are such words: checking none still costs a function scan per candidate
-            literal.length > 0
-              ? db`WHERE NOT EXISTS (SELECT 1 FROM unnest(${literal}::text[]) x
+            s.literal
+              ? db`WHERE NOT EXISTS (SELECT 1 FROM unnest(${P.literal}::text[]) x
                                      WHERE strpos(c.search_name, fold_text(x)) = 0)`
               : db``
           }
@@ -283,20 +346,21 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
           -- products joined only to filter by category: a probe per candidate otherwise spent for nothing
           SELECT r.product_id, r.score FROM ranked r ${s.category ? db`JOIN products p ON p.id = r.product_id` : db``}
           WHERE true ${filter}
-            ${s.after ? db`AND (r.score, r.product_id) < (${s.after.score}::numeric, ${s.after.id}::uuid)` : db``}
+            ${s.after ? db`AND (r.score, r.product_id) < (${P.afterScore}::numeric, ${P.afterId}::uuid)` : db``}
           ORDER BY r.score DESC, r.product_id DESC
-          LIMIT ${s.limit}
+          LIMIT ${P.limit}
         )`;
   };
 
   return {
     async searchProducts(s: ProductSearch): Promise<ProductRow[]> {
-      const db = productSearchSql;
-      return db<ProductRow[]>`
-        ${rankedPage(s)}
-        SELECT ${PRODUCT_COLUMNS(db, s.language)}, page.score::float8 AS score
+      const { shape, values } = searchShape(s, s.limit);
+      const build = () => db`
+        ${rankedPage(shape)}
+        SELECT ${PRODUCT_COLUMNS(db, P.language)}, page.score::float8 AS score
         FROM page JOIN products p ON p.id = page.product_id
         ORDER BY page.score DESC, p.id DESC`;
+      return shaped<ProductRow[]>(`rows ${JSON.stringify(shape)}`, build, values);
     },
 
     /**
@@ -305,19 +369,24 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
      * last of them when another product follows.
      */
     async searchProductsPage(s: ProductSearch): Promise<{ items: string; last: { score: number; id: string } | null }> {
-      const db = productSearchSql;
-      const [page] = await db<{ items: string; last_score: number | null; last_id: string | null }[]>`
-        ${rankedPage({ ...s, limit: s.limit + 1 })},
+      const { shape, values } = searchShape(s, s.limit + 1);
+      const build = () => db`
+        ${rankedPage(shape)},
         numbered AS (SELECT page.*, row_number() OVER (ORDER BY page.score DESC, page.product_id DESC) AS n FROM page)
         SELECT COALESCE((
                  SELECT json_agg(x ORDER BY x.score DESC, x.id DESC) FROM (
-                   SELECT ${PRODUCT_COLUMNS(db, s.language)}, page.score::float8 AS score
+                   SELECT ${PRODUCT_COLUMNS(db, P.language)}, page.score::float8 AS score
                    FROM numbered page JOIN products p ON p.id = page.product_id
-                   WHERE page.n <= ${s.limit}) x)::text, '[]') AS items,
+                   WHERE page.n <= ${P.pageSize}) x)::text, '[]') AS items,
                l.score::float8 AS last_score, l.product_id AS last_id
         -- the page's last product, when one more follows it
         FROM (SELECT) one LEFT JOIN numbered l
-          ON l.n = ${s.limit} AND EXISTS (SELECT 1 FROM numbered m WHERE m.n > ${s.limit})`;
+          ON l.n = ${P.pageSize} AND EXISTS (SELECT 1 FROM numbered m WHERE m.n > ${P.pageSize})`;
+      const [page] = await shaped<{ items: string; last_score: number | null; last_id: string | null }[]>(
+        `page ${JSON.stringify(shape)}`,
+        build,
+        values,
+      );
       return {
         items: page!.items,
         last: page!.last_id === null ? null : { score: page!.last_score!, id: page!.last_id },
