@@ -105,5 +105,12 @@ t.test(
         t.strictSame(await shared.searchProductsPage(s), expected, `round ${round}: ${JSON.stringify(s)}`);
       }
     }
+    // Every search twice and all at once through a repository that has built nothing yet, on a pool of two
+    // connections: first builds of one shape race each other, and each answer is still its own.
+    const expected = [];
+    for (const s of searches) expected.push(await catalogRepository(sql).searchProductsPage(s));
+    const racing = catalogRepository(sql);
+    const answers = await Promise.all([...searches, ...searches].map((s) => racing.searchProductsPage(s)));
+    t.strictSame(answers, [...expected, ...expected], `${answers.length} searches at once`);
   },
 );
