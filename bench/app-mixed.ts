@@ -1,5 +1,7 @@
 import { createDatabase } from '@nutrition/db';
 import {
+  cpuPerUnit,
+  cpuTimes,
   login,
   maxRow,
   mixedLoad,
@@ -9,6 +11,7 @@ import {
   shuffle,
   startProcess,
   type LoadRequest,
+  type Proc,
   type Row,
 } from './lib.ts';
 
@@ -84,14 +87,27 @@ export async function appMixedBench(databaseUrl: string, seconds: number): Promi
     // goals are the steady state that follows; the API's warm-up is reported too.
     const warm = { seconds: Math.max(1, Math.round(seconds / 2)), connections };
     const helloRequests = [{ method: 'GET', path: '/', headers: {} }];
+    // CPU per request of every process (API or hello-world, PostgreSQL, the load client), as in search-load.
+    const backend = (await sql<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`)[0]!.pid;
+    const measured = async (server: Proc, list: LoadRequest[]) => {
+      const before = cpuTimes(backend, { server: server.child.pid! });
+      const result = await mixedLoad(server.url, list, { seconds, connections });
+      return {
+        ...result,
+        cpu: cpuPerUnit(before, cpuTimes(backend, { server: server.child.pid! }), result.rps * seconds),
+      };
+    };
     await mixedLoad(hello.url, helloRequests, warm);
-    const base = await mixedLoad(hello.url, helloRequests, { seconds, connections });
+    const base = await measured(hello, helloRequests);
     const mix = shuffle(requests);
     const cold = await mixedLoad(api.url, mix, warm);
     const before = await dayCacheReads(api.url);
-    const load = await mixedLoad(api.url, mix, { seconds, connections });
+    const load = await measured(api, mix);
     const after = await dayCacheReads(api.url);
-    const written = await mixedLoad(api.url, shuffle(writes), { seconds, connections });
+    const written = await measured(api, shuffle(writes));
+    process.stderr.write(
+      ` [CPU per request: the mix ${load.cpu.text}; writes alone ${written.cpu.text}; hello-world ${base.cpu.text}]`,
+    );
     const hits = after.hit - before.hit;
     const reads = hits + after.miss - before.miss;
     return [
@@ -110,6 +126,17 @@ export async function appMixedBench(databaseUrl: string, seconds: number): Promi
       reported(maxRow('app-mixed', 'p99 in the warm-up', cold.p99, 'ms', 0)),
       reported(ratioRow('app-mixed', `diary writes alone, ${USERS} users, req/s`, written.rps, 'req/s', base.rps, 0)),
       reported(maxRow('app-mixed', 'p99 of those writes', written.p99, 'ms', 0)),
+      reported(
+        ratioRow(
+          'app-mixed',
+          'CPU per request of the mix (API, PostgreSQL, load client; baseline: hello-world)',
+          load.cpu.total,
+          'ms',
+          base.cpu.total,
+          0,
+        ),
+      ),
+      reported(ratioRow('app-mixed', 'CPU per diary write alone', written.cpu.total, 'ms', base.cpu.total, 0)),
       {
         id: 'app-mixed',
         figure: 'diary day cache hit rate under that load',
