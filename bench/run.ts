@@ -100,7 +100,8 @@ if (write) {
   await mkdir(dirname(out), { recursive: true });
   await writeFile(out, `${JSON.stringify(rows, null, 2)}\n`);
 }
+const goals = rows.filter((r) => r.met !== null);
 console.log(
-  `\n${rows.filter((r) => r.met).length} of ${rows.length} goals met (${quick ? 'quick sizes' : 'full sizes'})` +
+  `\n${goals.filter((r) => r.met).length} of ${goals.length} goals met (${quick ? 'quick sizes' : 'full sizes'})` +
     `${write ? `; ${out} written` : ''}`,
 );
