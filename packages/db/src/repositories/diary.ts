@@ -116,8 +116,8 @@ export function diaryRepository(sql: Queryable) {
         { entries: string; totals: string; profile: StoredProfile | null; day_version: string | null }[]
       >`
         SELECT
-          -- Each entry as a row, which PostgreSQL turns into JSON for about a third less than json_build_object
-          -- (0.76 against 1.1 ms for a day of 63 entries).
+          -- Each entry as a row, which PostgreSQL turns into JSON faster than json_build_object with 21 pairs
+          -- (the whole read 0.89 against 1.11 ms for a day of 63 entries).
           COALESCE(json_agg(
               (SELECT x FROM (SELECT d.id, d.date, d.meal_type, d.dish_id, d.product_id, d.recipe_id, d.name,
                 d.portions, d.portion_g, d.calories, d.protein_g, d.fat_g, d.carbs_g, d.fiber_g, d.sugars_g,
