@@ -1,7 +1,6 @@
 import { createDatabase } from '@nutrition/db';
 import {
-  cpuPerUnit,
-  cpuTimes,
+  loadWithCpu,
   login,
   maxRow,
   mixedLoad,
@@ -11,7 +10,6 @@ import {
   shuffle,
   startProcess,
   type LoadRequest,
-  type Proc,
   type Row,
 } from './lib.ts';
 
@@ -87,24 +85,16 @@ export async function appMixedBench(databaseUrl: string, seconds: number): Promi
     // goals are the steady state that follows; the API's warm-up is reported too.
     const warm = { seconds: Math.max(1, Math.round(seconds / 2)), connections };
     const helloRequests = [{ method: 'GET', path: '/', headers: {} }];
-    // CPU per request of every process (API or hello-world, PostgreSQL, the load client), as in search-load.
     const backend = (await sql<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`)[0]!.pid;
-    const measured = async (server: Proc, list: LoadRequest[]) => {
-      const before = cpuTimes(backend, { server: server.child.pid! });
-      const result = await mixedLoad(server.url, list, { seconds, connections });
-      return {
-        ...result,
-        cpu: cpuPerUnit(before, cpuTimes(backend, { server: server.child.pid! }), result.rps * seconds),
-      };
-    };
+    const measured = { seconds, connections };
     await mixedLoad(hello.url, helloRequests, warm);
-    const base = await measured(hello, helloRequests);
+    const base = await loadWithCpu(backend, 'hello', hello, helloRequests, measured);
     const mix = shuffle(requests);
     const cold = await mixedLoad(api.url, mix, warm);
     const before = await dayCacheReads(api.url);
-    const load = await measured(api, mix);
+    const load = await loadWithCpu(backend, 'API', api, mix, measured);
     const after = await dayCacheReads(api.url);
-    const written = await measured(api, shuffle(writes));
+    const written = await loadWithCpu(backend, 'API', api, shuffle(writes), measured);
     process.stderr.write(
       ` [CPU per request: the mix ${load.cpu.text}; writes alone ${written.cpu.text}; hello-world ${base.cpu.text}]`,
     );

@@ -283,6 +283,23 @@ export async function mixedLoad(
   }
 }
 
+/**
+ * `mixedLoad` with what each of its requests cost the machine: CPU of `server` (shown as `name`), of PostgreSQL
+ * (`backendPid`, any backend) and of the load client (`cpuPerUnit`).
+ */
+export async function loadWithCpu(
+  backendPid: number,
+  name: string,
+  server: Proc,
+  requests: LoadRequest[],
+  opts: { seconds: number; connections: number },
+) {
+  const servers = { [name]: server.child.pid! };
+  const before = cpuTimes(backendPid, servers);
+  const result = await mixedLoad(server.url, requests, opts);
+  return { ...result, cpu: cpuPerUnit(before, cpuTimes(backendPid, servers), result.rps * opts.seconds) };
+}
+
 /** A deterministic shuffle (the same order every run). */
 export function shuffle<T>(items: T[]): T[] {
   let state = 7;

@@ -1,10 +1,8 @@
 import { createDatabase } from '@nutrition/db';
 import {
-  cpuPerUnit,
-  cpuTimes,
+  loadWithCpu,
   login,
   maxRow,
-  mixedLoad,
   ratioRow,
   reported,
   root,
@@ -60,10 +58,8 @@ export async function searchLoadBench(databaseUrl: string, seconds: number): Pro
   const { sql, close } = createDatabase(databaseUrl, { max: 1 });
   try {
     const backend = (await sql<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`)[0]!.pid;
-    const helloServer = { hello: hello.child.pid! };
-    const helloBefore = cpuTimes(backend, helloServer);
-    const base = await mixedLoad(hello.url, [{ method: 'GET', path: '/', headers: {} }], { seconds, connections });
-    const helloCpu = cpuPerUnit(helloBefore, cpuTimes(backend, helloServer), base.rps * seconds);
+    const measured = { seconds, connections };
+    const base = await loadWithCpu(backend, 'hello', hello, [{ method: 'GET', path: '/', headers: {} }], measured);
     const rows: Row[] = [];
     for (const cacheMb of ['16', '0']) {
       const api = await startProcess(
@@ -80,9 +76,7 @@ export async function searchLoadBench(databaseUrl: string, seconds: number): Pro
           path: `/products/search?q=${encodeURIComponent(q)}`,
           headers: { authorization: `Bearer ${token}`, 'accept-language': lang },
         }));
-        const apiServer = { API: api.child.pid! };
-        const before = cpuTimes(backend, apiServer);
-        const load = await mixedLoad(api.url, requests, { seconds, connections });
+        const load = await loadWithCpu(backend, 'API', api, requests, measured);
         const label = cacheMb === '0' ? 'search cache off' : 'as deployed';
         rows.push(
           ratioRow('search-load', `typing mix, 32 connections, ${label}, req/s`, load.rps, 'req/s', base.rps, 0.1),
@@ -90,18 +84,17 @@ export async function searchLoadBench(databaseUrl: string, seconds: number): Pro
         );
         if (cacheMb === '0') {
           // What each query costs the machine: with two cores, 0.10 of hello-world allows about ten times its cost.
-          const used = cpuPerUnit(before, cpuTimes(backend, apiServer), load.rps * seconds);
           process.stderr.write(
-            ` [CPU per request, cache off: ${used.text}; hello-world ${helloCpu.total.toFixed(3)} ms]`,
+            ` [CPU per request, cache off: ${load.cpu.text}; hello-world ${base.cpu.total.toFixed(3)} ms]`,
           );
           rows.push(
             reported(
               ratioRow(
                 'search-load',
                 'CPU per search, cache off (API, PostgreSQL, load client; baseline: hello-world)',
-                used.total,
+                load.cpu.total,
                 'ms',
-                helloCpu.total,
+                base.cpu.total,
                 0,
               ),
             ),
