@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { createSigner } from 'fast-jwt';
 import { as, assertError, buildTestApp, login, type Session } from './helpers.ts';
 import { fakeJpeg, imageJson, readStream } from './processes.ts';
-import { DEV_JWT_SECRET } from '../src/config.ts';
+import { buildApp } from '../src/app.ts';
+import { DEV_JWT_SECRET, loadConfig } from '../src/config.ts';
 import { fakeOpenAi } from '../../../packages/ai/test/fake-openai.ts';
 
 /** Many users at once: rate limits out of the way, a pool of 10 (the default) as in production. */
@@ -59,6 +60,60 @@ t.test('50 concurrent recognition submissions and 50 diary entries by new names:
       AS entries`;
   t.same(row, { jobs: 50, entries: 50 });
 });
+
+t.test(
+  'one day written 40 times at once through two API processes, read meanwhile: each process ends with it whole',
+  async (t) => {
+    // Pools of 4: more writes at once than connections, in both processes. Each keeps days it has read.
+    const { app, url, sql } = await buildTestApp(t, { ...CROWD, DATABASE_POOL_SIZE: '4' });
+    const other = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: url, ...CROWD }));
+    t.teardown(() => other.close());
+    const session = await login(app, 'busy-day');
+    const [here, there] = [as(app, session), as(other, session)];
+    const [milk] = await sql<{ id: string }[]>`SELECT id FROM products WHERE code = 'milk'`;
+    const [day, next] = ['2026-11-21', '2026-11-22'];
+    const ids = (reply: { json: () => { entries: { id: string }[] } }) =>
+      reply
+        .json()
+        .entries.map((e) => e.id)
+        .sort();
+    const read = (who: typeof here, date: string) => who({ method: 'GET', url: `/diary?date=${date}` });
+    await Promise.all([read(here, day), read(there, day), read(here, next), read(there, next)]);
+
+    const writes = Array.from({ length: 40 }, (_, i) =>
+      (i % 2 ? here : there)({
+        method: 'POST',
+        url: '/diary',
+        payload: { date: day, meal_type: 'snack', product_id: milk!.id, portion_g: 10 + i },
+      }),
+    );
+    // Reads of the day while it is being written, in both processes: they keep whatever version they saw.
+    const reads = Array.from({ length: 20 }, (_, i) => read(i % 2 ? here : there, day));
+    const written = await Promise.all(writes);
+    await Promise.all(reads);
+    t.same([...new Set(written.map((r) => r.statusCode))], [201], 'every write created its entry');
+    const stored = (
+      await sql<{ id: string }[]>`
+      SELECT id FROM meal_diary WHERE user_id = ${session.user.id} AND date = ${day}`
+    )
+      .map((r) => r.id)
+      .sort();
+    t.equal(stored.length, 40);
+    t.same(ids(await read(here, day)), stored, 'this process serves the day with all 40');
+    t.same(ids(await read(there, day)), stored, 'and so does the other');
+
+    // Half of them moved to the next day at once, from both processes.
+    const moving = stored.slice(0, 20);
+    const moved = await Promise.all(
+      moving.map((id, i) => (i % 2 ? here : there)({ method: 'PATCH', url: `/diary/${id}`, payload: { date: next } })),
+    );
+    t.same([...new Set(moved.map((r) => r.statusCode))], [200]);
+    for (const who of [here, there]) {
+      t.same(ids(await read(who, day)), stored.slice(20), 'the day keeps the other half');
+      t.same(ids(await read(who, next)), [...moving].sort(), 'the next day holds the moved half');
+    }
+  },
+);
 
 t.test(
   'a saturated pool answers 503 busy with Retry-After after a bounded wait, then recovers by itself',
