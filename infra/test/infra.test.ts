@@ -5,6 +5,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { ConfigSchema } from '../../apps/api/src/config.ts';
 import { WorkerSettingsSchema } from '../../packages/worker/src/runtime.ts';
 import { ALLOCATOR_ENV, API_NODE_FLAGS } from '../../scripts/allocator-env.ts';
+import { SERVER_SETTINGS } from '../../packages/db/src/embedded.ts';
 
 const WORKER_ENV = Object.keys(WorkerSettingsSchema.properties);
 
@@ -56,6 +57,11 @@ t.test(
     const s = compose.services;
     t.same(Object.keys(s).sort(), ['api', 'dish-worker', 'migrate', 'postgres', 'product-worker']);
     t.match(s.postgres.image, /^postgres:18/);
+    t.same(
+      s.postgres.command,
+      ['postgres', ...Object.entries(SERVER_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`])],
+      'the server gets the settings the embedded one runs with',
+    );
     t.ok(s.postgres.healthcheck.test);
     t.ok(s.postgres.volumes.some((v: string) => v.startsWith('pgdata:')));
     t.ok(compose.volumes.pgdata !== undefined);
