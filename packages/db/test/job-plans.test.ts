@@ -26,7 +26,7 @@ t.test(
     // Empty and analysed, as after maintenance on a new deployment: the planner counts the table as one page.
     await admin`VACUUM ANALYZE dish_recognition_jobs`;
     const [user] = await admin<{ id: string }[]>`
-    INSERT INTO users (identity_provider, external_subject) VALUES ('dev', 'plans') RETURNING id`;
+      INSERT INTO users (identity_provider, external_subject) VALUES ('dev', 'plans') RETURNING id`;
 
     // The workers' pool: generic plans, made at a statement's first run and kept by the connection.
     const { sql, close } = createDatabase(pg.url(), { max: 1, genericPlans: true });
@@ -35,12 +35,12 @@ t.test(
     const start = () =>
       sql.begin(async (tx) => {
         const [job] = await admin<{ id: string }[]>`
-        INSERT INTO dish_recognition_jobs (user_id) VALUES (${user!.id}) RETURNING id`;
+          INSERT INTO dish_recognition_jobs (user_id) VALUES (${user!.id}) RETURNING id`;
         // Counts not yet reported to the statistics carry over between transactions: the difference is this start's.
         const scans = async () => {
           const [s] = await tx<{ seq: number; idx: number }[]>`
-          SELECT seq_scan::int AS seq, coalesce(idx_scan, 0)::int AS idx
-          FROM pg_stat_xact_user_tables WHERE relname = 'dish_recognition_jobs'`;
+            SELECT seq_scan::int AS seq, coalesce(idx_scan, 0)::int AS idx
+            FROM pg_stat_xact_user_tables WHERE relname = 'dish_recognition_jobs'`;
           return s!;
         };
         const before = await scans();
@@ -51,15 +51,16 @@ t.test(
 
     t.same(await start(), { seq: 1, idx: 0 }, 'on the empty table the plan reads it row by row');
     await admin`
-    INSERT INTO dish_recognition_jobs (user_id, status, started_at, finished_at)
-    SELECT ${user!.id}, 'done', now() - interval '3 s', now() FROM generate_series(1, 5000)`;
+      INSERT INTO dish_recognition_jobs (user_id, status, started_at, finished_at)
+      SELECT ${user!.id}, 'done', now() - interval '3 s', now() FROM generate_series(1, 5000)`;
     t.same(await start(), { seq: 1, idx: 0 }, 'the kept plan still reads all 5,000 jobs');
 
     // Autovacuum analyses the grown table at its next round; new statistics make every connection plan anew.
     const grown = Date.now();
     for (;;) {
       const [row] = await admin<{ analysed: boolean }[]>`
-      SELECT last_autoanalyze IS NOT NULL AS analysed FROM pg_stat_user_tables WHERE relname = 'dish_recognition_jobs'`;
+        SELECT last_autoanalyze IS NOT NULL AS analysed FROM pg_stat_user_tables
+        WHERE relname = 'dish_recognition_jobs'`;
       if (row!.analysed) break;
       if (Date.now() - grown > 30_000) {
         t.fail('autovacuum did not analyse the grown table within 30 s');
