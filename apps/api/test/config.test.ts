@@ -10,7 +10,7 @@ t.test('defaults and conversions', async (t) => {
     NODE_ENV: 'development',
     AUTH_VERIFIER: 'noop',
     JWT_SECRET: DEV_JWT_SECRET,
-    DATABASE_POOL_SIZE: 10,
+    DATABASE_POOL_SIZE: 4,
   });
   t.equal(loadConfig({ ...base, PORT: '8080' }).PORT, 8080);
 });
