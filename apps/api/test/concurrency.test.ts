@@ -8,14 +8,14 @@ import { buildApp } from '../src/app.ts';
 import { DEV_JWT_SECRET, loadConfig } from '../src/config.ts';
 import { fakeOpenAi } from '../../../packages/ai/test/fake-openai.ts';
 
-/** Many users at once: rate limits out of the way, a pool of 10 (the default) as in production. */
-const CROWD = { RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_MODEL_PER_MINUTE: '100000', DATABASE_POOL_SIZE: '10' };
+/** Many users at once: rate limits out of the way, the default pool (4 connections, 2 transactions at once). */
+const CROWD = { RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_MODEL_PER_MINUTE: '100000' };
 
 async function users(app: Parameters<typeof login>[0], prefix: string, n: number) {
   return Promise.all(Array.from({ length: n }, (_, i) => login(app, `${prefix}-${i}`)));
 }
 
-t.test('50 concurrent week-menu generations with a pool of 10: every one completes', async (t) => {
+t.test('50 concurrent week-menu generations on the default pool: every one completes', async (t) => {
   const { app, sql } = await buildTestApp(t, CROWD);
   const crowd = await users(app, 'menu', 50);
   const replies = await Promise.all(
@@ -64,8 +64,8 @@ t.test('50 concurrent recognition submissions and 50 diary entries by new names:
 t.test(
   'one day written 40 times at once through two API processes, read meanwhile: each process ends with it whole',
   async (t) => {
-    // Pools of 4: more writes at once than connections, in both processes. Each keeps days it has read.
-    const { app, url, sql } = await buildTestApp(t, { ...CROWD, DATABASE_POOL_SIZE: '4' });
+    // Pools of 4 (the default): more writes at once than connections, in both processes. Each keeps days it has read.
+    const { app, url, sql } = await buildTestApp(t, CROWD);
     const other = await buildApp(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATABASE_URL: url, ...CROWD }));
     t.teardown(() => other.close());
     const session = await login(app, 'busy-day');
