@@ -23,7 +23,7 @@ export const ConfigSchema = Type.Object({
     // Four, not ten: fewer connections carry more statements each (postgres.js pipelines onto busy ones), which wakes
     // fewer idle backends. The whole-app mix of `pnpm bench` measured 5-10 % more requests a second than with ten.
     default: 4,
-    description: 'connections per API process for its single statements and transactions (two fewer at once)',
+    description: 'connections per API process; transactions take at most this minus two of them at once',
   }),
   DATABASE_CONNECT_TIMEOUT_MS: Type.Integer({
     minimum: 100,
