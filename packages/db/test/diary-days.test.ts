@@ -43,3 +43,10 @@ t.test("a diary day's version changes with every change to that day, and only th
   await sql`DELETE FROM users WHERE id = ${user!.id}`;
   t.same(await versions(), {}, "a deleted user's days go with them");
 });
+
+t.test('the users table keeps no diary counter of its own (migration 0027)', async (t) => {
+  const { sql } = await openTestDatabase(t, { max: 1 });
+  const columns = await sql<{ column_name: string }[]>`
+    SELECT column_name FROM information_schema.columns WHERE table_name = 'users' AND column_name LIKE 'diary%'`;
+  t.same(columns, [], 'days carry their own versions (diary_days)');
+});

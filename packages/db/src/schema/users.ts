@@ -1,17 +1,5 @@
 import { sql } from 'drizzle-orm';
-import {
-  bigint,
-  check,
-  date,
-  index,
-  integer,
-  jsonb,
-  pgTable,
-  primaryKey,
-  text,
-  uniqueIndex,
-  uuid,
-} from 'drizzle-orm/pg-core';
+import { check, date, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { bytea, createdAt, decimal, id, oneOf, PLANS, timestamptz } from './columns.ts';
 
 export interface Preferences {
@@ -40,11 +28,6 @@ export const users = pgTable(
     preferences: jsonb().$type<Preferences>().notNull().default({}),
     /** IANA time zone of the user's device: every "today" of the user is computed in it. */
     timezone: text().notNull().default('UTC'),
-    /**
-     * Bumped by the diary trigger for API processes of the previous release during a rollout (they kept days by it);
-     * days now have their own versions (diary_days). Goes in a later migration.
-     */
-    diaryVersion: bigint({ mode: 'number' }).notNull().default(0),
     /** The profile's version: bumped by a trigger when a profile field changes (`If-Match` on PUT /profile). */
     version: integer().notNull().default(1),
     createdAt: createdAt(),
