@@ -47,7 +47,7 @@ export default fp(
     });
     const verifier = createVerifier({ key: opts.secret, algorithms: ['HS256'] }) as (token: string) => AccessClaims;
     // A token seen before is taken from memory until it expires (an app sends the same token for 15 minutes), keyed by
-    // its own text, least recently used first out; the README's Performance section has the figures.
+    // its own text, least recently used first out; bench/HISTORY.md (**api**) has the figures.
     const verified = new Map<string, { claims: AccessClaims; expiresAt: number }>();
     const verifyAccessToken = (token: string): AccessClaims => {
       const known = verified.get(token);
