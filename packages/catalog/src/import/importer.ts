@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import { setImmediate as yieldToIo } from 'node:timers/promises';
 import { createGunzip } from 'node:zlib';
 import type { Readable } from 'node:stream';
 import type postgres from 'postgres';
@@ -109,26 +110,32 @@ export async function importFoodDump(
   const size = options.batchSize ?? BATCH;
   const writers: {
     conn: Reserved;
-    batch: ImportedProduct[];
+    /** The batch as COPY lines by barcode, made as rows are read: the last row of a barcode wins. */
+    batch: Map<string, string>;
+    rows: number;
     writing: Promise<void>;
   }[] = [];
   try {
     // A pool smaller than that gets fewer writers rather than waiting forever for a connection.
     for (let i = 0; i < Math.min(WRITERS, sql.options.max); i++) {
       const conn = await sql.reserve();
-      writers.push({ conn, batch: [], writing: Promise.resolve() });
+      writers.push({ conn, batch: new Map(), rows: 0, writing: Promise.resolve() });
+      // Emptied by each batch's commit: a TRUNCATE per batch was a transaction of its own, waiting for its WAL flush.
       await conn`
         CREATE TEMP TABLE IF NOT EXISTS food_import (
           barcode text, canonical_name text, brand text, category_code text,
           calories numeric, protein numeric, fat numeric, carbs numeric, fiber numeric, sugars numeric,
-          saturated_fat numeric, salt numeric, aliases jsonb)`;
+          saturated_fat numeric, salt numeric, aliases jsonb) ON COMMIT DELETE ROWS`;
     }
     // Starts writing a writer's batch once its previous one is written; a failure surfaces at the next flush.
     const flush = async (writer: (typeof writers)[number]) => {
-      const batch = writer.batch;
-      writer.batch = [];
+      const { batch, rows } = writer;
+      writer.batch = new Map();
+      writer.rows = 0;
       await writer.writing;
-      const writing = writeBatch(writer.conn, batch, summary).then(() => options.onProgress?.(summary));
+      const writing = writeBatch(writer.conn, [...batch.values()], rows, summary).then(() =>
+        options.onProgress?.(summary),
+      );
       writing.catch(() => {}); // handled where it is awaited; not an unhandled rejection meanwhile
       writer.writing = writing;
     };
@@ -137,7 +144,13 @@ export async function importFoodDump(
     if (gzip) input = input.pipe(createGunzip());
     const lines = createInterface({ input, crlfDelay: Infinity });
     let parse: ((line: string) => FoodRecord) | undefined;
+    let sinceYield = 0;
     for await (const line of lines) {
+      // The writers' replies wait while lines are parsed: every few dozen lines, the event loop gets a turn.
+      if (++sinceYield === 32) {
+        sinceYield = 0;
+        await yieldToIo();
+      }
       if (!parse) {
         // A JSONL dump starts with a document; the CSV export with its header line.
         if (line.startsWith('{')) parse = (l) => jsonRecord(JSON.parse(l) as Record<string, unknown>);
@@ -162,10 +175,11 @@ export async function importFoodDump(
       }
       if (!product.barcodeChecked) summary.uncheckedBarcodes++;
       const writer = writers[product.barcode.charCodeAt(product.barcode.length - 2) % writers.length]!;
-      writer.batch.push(product);
-      if (writer.batch.length >= size) await flush(writer);
+      // The COPY text is made now, while the writers are busy: made at the flush, the writer's COPY waited for it.
+      writer.batch.set(product.barcode, copyLine(product));
+      if (++writer.rows >= size) await flush(writer);
     }
-    for (const writer of writers) if (writer.batch.length > 0) await flush(writer);
+    for (const writer of writers) if (writer.rows > 0) await flush(writer);
     await Promise.all(writers.map((w) => w.writing));
     options.onProgress?.(summary);
     for (const writer of writers) await writer.conn`DROP TABLE IF EXISTS food_import`;
@@ -182,10 +196,36 @@ export async function importFoodDump(
   return summary;
 }
 
-async function writeBatch(conn: Reserved, batch: ImportedProduct[], summary: ImportSummary) {
-  // The last row of a barcode in the batch wins.
-  const products = [...new Map(batch.map((p) => [p.barcode, p])).values()];
-  await conn`TRUNCATE food_import`;
+/** A batch's COPY lines (one per barcode) from `rows` rows read, in one transaction. */
+async function writeBatch(conn: Reserved, lines: string[], rows: number, summary: ImportSummary) {
+  let counts: { inserted: number; updated: number };
+  try {
+    counts = await inTransaction(conn, async () => {
+      await copyInto(conn, lines);
+      const inserted = await insertNew(conn);
+      // Some barcodes were known: the batch again as an upsert, where the rows just inserted are found unchanged.
+      if (inserted < lines.length) {
+        const upserted = await upsert(conn);
+        return { inserted: inserted + upserted.inserted, updated: upserted.updated };
+      }
+      return { inserted, updated: 0 };
+    });
+  } catch (err) {
+    if (violatedUnique(err) === null) throw err;
+    // Another transaction inserted one of the barcodes after the check (an import running beside this one).
+    counts = await inTransaction(conn, async () => {
+      await copyInto(conn, lines);
+      return upsert(conn);
+    });
+  }
+  summary.duplicates += rows - lines.length;
+  summary.inserted += counts.inserted;
+  summary.updated += counts.updated;
+  summary.unchanged += lines.length - counts.inserted - counts.updated;
+}
+
+/** The lines into the staging table, which the transaction's commit empties. */
+async function copyInto(conn: Reserved, lines: string[]) {
   const copy = await conn`COPY food_import FROM STDIN`.writable();
   await new Promise<void>((resolve, reject) => {
     copy.on('error', reject);
@@ -195,36 +235,16 @@ async function writeBatch(conn: Reserved, batch: ImportedProduct[], summary: Imp
     // per row otherwise.
     const write = () => {
       let ok = true;
-      while (i < products.length && ok) {
+      while (i < lines.length && ok) {
         let chunk = '';
-        while (i < products.length && chunk.length < COPY_CHUNK) chunk += copyLine(products[i++]!);
+        while (i < lines.length && chunk.length < COPY_CHUNK) chunk += lines[i++]!;
         ok = copy.write(chunk);
       }
-      if (i < products.length) copy.once('drain', write);
+      if (i < lines.length) copy.once('drain', write);
       else copy.end();
     };
     write();
   });
-  let counts: { inserted: number; updated: number };
-  try {
-    counts = await inTransaction(conn, async () => {
-      const inserted = await insertNew(conn);
-      // Some barcodes were known: the batch again as an upsert, where the rows just inserted are found unchanged.
-      if (inserted < products.length) {
-        const upserted = await upsert(conn);
-        return { inserted: inserted + upserted.inserted, updated: upserted.updated };
-      }
-      return { inserted, updated: 0 };
-    });
-  } catch (err) {
-    if (violatedUnique(err) === null) throw err;
-    // Another transaction inserted one of the barcodes after the check (an import running beside this one).
-    counts = await inTransaction(conn, () => upsert(conn));
-  }
-  summary.duplicates += batch.length - products.length;
-  summary.inserted += counts.inserted;
-  summary.updated += counts.updated;
-  summary.unchanged += products.length - counts.inserted - counts.updated;
 }
 
 /** One transaction per batch: a product is never left without its names. */
