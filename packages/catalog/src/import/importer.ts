@@ -3,7 +3,8 @@ import { open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import { createGunzip } from 'node:zlib';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type postgres from 'postgres';
 import { normalizeFoodRecord, type FoodRecord, type ImportedProduct, type SkipReason } from '@nutrition/domain';
 import { violatedUnique, type Sql } from '@nutrition/db';
@@ -227,24 +228,23 @@ async function writeBatch(conn: Reserved, lines: string[], rows: number, summary
 /** The lines into the staging table, which the transaction's commit empties. */
 async function copyInto(conn: Reserved, lines: string[]) {
   const copy = await conn`COPY food_import FROM STDIN`.writable();
-  await new Promise<void>((resolve, reject) => {
-    copy.on('error', reject);
-    copy.on('finish', resolve);
-    let i = 0;
-    // Rows go in chunks of about 64 KiB: postgres.js sends each write as a CopyData message of its own, a socket write
-    // per row otherwise.
-    const write = () => {
-      let ok = true;
-      while (i < lines.length && ok) {
-        let chunk = '';
-        while (i < lines.length && chunk.length < COPY_CHUNK) chunk += lines[i++]!;
-        ok = copy.write(chunk);
-      }
-      if (i < lines.length) copy.once('drain', write);
-      else copy.end();
-    };
-    write();
-  });
+  await pipeline(Readable.from(copyChunks(lines)), copy);
+}
+
+/**
+ * The lines joined into chunks of about 64 KiB: postgres.js sends each write as a CopyData message of its own, a socket
+ * write per row otherwise.
+ */
+function* copyChunks(lines: string[]) {
+  let chunk = '';
+  for (const line of lines) {
+    chunk += line;
+    if (chunk.length >= COPY_CHUNK) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk) yield chunk;
 }
 
 /** One transaction per batch: a product is never left without its names. */
