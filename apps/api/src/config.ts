@@ -20,8 +20,9 @@ export const ConfigSchema = Type.Object({
   DATABASE_POOL_SIZE: Type.Integer({
     minimum: 1,
     maximum: 200,
-    // Four, not ten: fewer connections carry more statements each (postgres.js pipelines onto busy ones), which wakes
-    // fewer idle backends. The whole-app mix of `pnpm bench` measured 5-10 % more requests a second than with ten.
+    // Four, not ten: the whole-app mix of `pnpm bench` measured 5-10 % more requests a second than with ten, likely
+    // because postgres.js pipelines onto busy connections and so wakes fewer idle backends. That was with Nagle's
+    // algorithm on; with TCP_NODELAY (patches/) four and ten measured alike (bench/HISTORY.md).
     default: 4,
     description: 'connections per API process; transactions take at most this minus two of them at once',
   }),
