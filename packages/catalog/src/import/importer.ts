@@ -283,7 +283,10 @@ async function insertNew(conn: Reserved): Promise<number> {
   const [row] = await conn<{ n: number }[]>`
     WITH up AS (
       ${insertProducts(conn)}
-      WHERE NOT EXISTS (SELECT 1 FROM products p WHERE p.barcode = s.barcode)
+      -- Each barcode looked up in the index (1 µs): OFFSET 0 keeps the planner from making this a join. The join was
+      -- planned on the statistics of the catalog before the import, and hashed every product's barcode for each batch:
+      -- up to 250 ms a batch at half a million products.
+      WHERE NOT EXISTS (SELECT 1 FROM products p WHERE p.barcode = s.barcode OFFSET 0)
       RETURNING id, barcode
     ),
     -- A record's names are distinct, with one primary name per language (normalizeFoodRecord).
