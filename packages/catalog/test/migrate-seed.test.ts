@@ -50,6 +50,22 @@ t.test('migrating and seeding again changes nothing', async (t) => {
   t.ok(before.counts.units! >= 20, 'at least 20 units');
 });
 
+t.test('a product code names one product; imported products, which have none, stay out of its index', async (t) => {
+  const db = await createTestDatabase();
+  t.teardown(db.drop);
+  const sql = postgres(db.url, { max: 1, onnotice: () => {} });
+  t.teardown(() => sql.end());
+  const [seeded] = await sql<{ code: string }[]>`SELECT code FROM products WHERE code IS NOT NULL LIMIT 1`;
+  const twice = await sql`INSERT INTO products (code, canonical_name) VALUES (${seeded!.code}, 'copy')`.catch((e) => e);
+  t.equal(twice.code, '23505', 'a second product with a seeded code is refused');
+  const [index] = await sql<{ definition: string }[]>`
+    SELECT pg_get_indexdef('products_code_unique'::regclass) AS definition`;
+  t.match(index!.definition, /WHERE \(code IS NOT NULL\)$/, 'the code index holds only products that have a code');
+  const [category] = await sql<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM pg_indexes WHERE tablename = 'products' AND indexdef LIKE '%(category_code)%'`;
+  t.equal(category!.n, 0, 'no index on the category alone: no query reads products by it');
+});
+
 t.test('every identifier key defaults to uuidv7()', async (t) => {
   const db = await createTestDatabase();
   t.teardown(db.drop);

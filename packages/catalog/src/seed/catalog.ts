@@ -139,9 +139,10 @@ async function seedProducts(tx: Queryable, products: SeedProduct[]) {
   for (const chunk of chunks(rows, 500)) {
     const saved = await tx<{ id: string; code: string }[]>`
       INSERT INTO products ${tx(chunk.map((r) => ({ ...r, source: 'seed' })))}
-      ON CONFLICT (code) DO UPDATE SET canonical_name = excluded.canonical_name, barcode = excluded.barcode,
-        brand = excluded.brand, category_code = excluded.category_code, calories_per_100g = excluded.calories_per_100g,
-        protein_per_100g = excluded.protein_per_100g, fat_per_100g = excluded.fat_per_100g,
+      ON CONFLICT (code) WHERE code IS NOT NULL DO UPDATE SET canonical_name = excluded.canonical_name,
+        barcode = excluded.barcode, brand = excluded.brand, category_code = excluded.category_code,
+        calories_per_100g = excluded.calories_per_100g, protein_per_100g = excluded.protein_per_100g,
+        fat_per_100g = excluded.fat_per_100g,
         carbs_per_100g = excluded.carbs_per_100g, fiber_per_100g = excluded.fiber_per_100g,
         sugars_per_100g = excluded.sugars_per_100g, saturated_fat_per_100g = excluded.saturated_fat_per_100g,
         salt_per_100g = excluded.salt_per_100g, default_unit_code = excluded.default_unit_code,

@@ -20,7 +20,7 @@ export const products = pgTable(
   {
     id: id(),
     /** Stable key of seeded products, so that re-seeding updates instead of duplicating. */
-    code: text().unique(),
+    code: text(),
     canonicalName: text().notNull(),
     /** Normalised GTIN: EAN-13 (UPC-A gets its leading zero) or EAN-8. */
     barcode: text().unique(),
@@ -57,7 +57,9 @@ export const products = pgTable(
     updatedAt: timestamptz().notNull().defaultNow(),
   },
   (t) => [
-    index('products_category_idx').on(t.categoryCode),
+    // Only seeded products have a code: imported ones (nearly all of a large catalog) are left out of its index.
+    // Nothing looks products up by category alone (search filters its candidates), so that column has no index.
+    uniqueIndex('products_code_unique').on(t.code).where(sql`${t.code} IS NOT NULL`),
     check('products_barcode_check', sql`${t.barcode} ~ '^[0-9]{8,14}$'`),
     check(
       'products_nutrition_check',
