@@ -280,3 +280,30 @@ t.test('salt from sodium where a document gives only sodium; a changed nutrient 
   t.match(await importFoodDump(app, join(dir, 'b.jsonl'), LANGUAGES), { updated: 1 });
   t.same((await read())[0], { fiber: 3.1, salt: 2 });
 });
+
+t.test('names and brands with backslashes, quotes, line breaks and NUL bytes arrive as written', async (t) => {
+  const { app, sql } = await setup(t);
+  const file = await tempFile(t, 'odd.jsonl');
+  const name = 'Crème "brûlée" \\ C:\\new\\tab';
+  await writeFile(
+    file,
+    `${JSON.stringify({
+      code: '4006381333931',
+      product_name: name,
+      product_name_fr: `${name}\n2`,
+      brands: 'A\\B\tC\u0000',
+      lang: 'de',
+      nutriments: { 'energy-kcal_100g': 300 },
+    })}\n`,
+  );
+  t.match(await importFoodDump(app, file, LANGUAGES), { inserted: 1 });
+  const [product] = await sql`SELECT canonical_name, brand FROM products WHERE barcode = '4006381333931'`;
+  t.same(product, { canonical_name: name, brand: 'A\\B C' }, 'a line break or tab reads as a space; a NUL goes');
+  const names = await sql`
+    SELECT a.language_code, a.name FROM product_aliases a JOIN products p ON p.id = a.product_id
+    WHERE p.barcode = '4006381333931' ORDER BY a.language_code`;
+  t.same(names, [
+    { language_code: 'de', name },
+    { language_code: 'fr', name: `${name} 2` },
+  ]);
+});

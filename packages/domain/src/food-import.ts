@@ -94,8 +94,9 @@ export function mapCategory(tags: string[]): string | null {
   return null;
 }
 
+/** Whitespace runs become one space; NUL characters, which PostgreSQL text cannot hold, go. */
 const cleanName = (name: string | null | undefined) => {
-  const trimmed = name?.replace(/\s+/g, ' ').trim() ?? '';
+  const trimmed = name?.replace(/\s+/g, ' ').replaceAll('\u0000', '').trim() ?? '';
   return trimmed.length > 0 ? trimmed.slice(0, MAX_NAME) : null;
 };
 

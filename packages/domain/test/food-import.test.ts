@@ -39,6 +39,22 @@ t.test(
   },
 );
 
+t.test('NUL characters leave names and brands: PostgreSQL text cannot hold them', async (t) => {
+  const product = normalizeFoodRecord(
+    { ...base, name: 'Voll\u0000milch', names: { en: '\u0000Whole milk' }, brand: 'Alpen\u0000land' },
+    languages,
+  );
+  t.match(product, {
+    canonicalName: 'Vollmilch',
+    brand: 'Alpenland',
+    aliases: [
+      { language: 'en', name: 'Whole milk' },
+      { language: 'de', name: 'Vollmilch' },
+    ],
+  });
+  t.equal(normalizeFoodRecord({ ...base, name: '\u0000', names: {} }, languages), 'no_name');
+});
+
 t.test('a good row becomes a product with aliases per language', async (t) => {
   const p = normalizeFoodRecord(base, languages);
   t.match(p, {
