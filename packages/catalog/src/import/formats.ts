@@ -30,8 +30,10 @@ export function csvReader(header: string) {
     sodium: at('sodium_100g'),
   };
   if (i.code < 0 || i.name < 0) throw new Error('not an Open Food Facts CSV export: no code or product_name column');
+  // Splitting stops after the last column read: a real export's line runs on for another fifty.
+  const columnsRead = Math.max(...Object.values(i)) + 1;
   return (line: string): FoodRecord => {
-    const f = line.split('\t');
+    const f = line.split('\t', columnsRead);
     const get = (index: number) => (index >= 0 ? (f[index] ?? '') : '');
     return {
       code: get(i.code),
