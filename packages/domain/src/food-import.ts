@@ -96,7 +96,7 @@ export function mapCategory(tags: string[]): string | null {
 
 /** Whitespace runs become one space; NUL characters, which PostgreSQL text cannot hold, go. */
 const cleanName = (name: string | null | undefined) => {
-  const trimmed = name?.replace(/\s+/g, ' ').replaceAll('\u0000', '').trim() ?? '';
+  const trimmed = name?.replaceAll('\u0000', '').replace(/\s+/g, ' ').trim() ?? '';
   return trimmed.length > 0 ? trimmed.slice(0, MAX_NAME) : null;
 };
 
