@@ -1,5 +1,6 @@
 import { importedBarcode } from './barcode.ts';
 import type { Nutrients } from './nutrition.ts';
+import { withoutControlCharacters } from './text.ts';
 
 /** One row of a food-database dump, in the shape every format is read into. */
 export interface FoodRecord {
@@ -94,9 +95,9 @@ export function mapCategory(tags: string[]): string | null {
   return null;
 }
 
-/** Whitespace runs become one space; NUL characters, which PostgreSQL text cannot hold, go. */
+/** Control characters go (NUL among them, which PostgreSQL text cannot hold); whitespace runs become one space. */
 const cleanName = (name: string | null | undefined) => {
-  const trimmed = name?.replaceAll('\u0000', '').replace(/\s+/g, ' ').trim() ?? '';
+  const trimmed = name ? withoutControlCharacters(name).replace(/\s+/g, ' ').trim() : '';
   return trimmed.length > 0 ? trimmed.slice(0, MAX_NAME) : null;
 };
 

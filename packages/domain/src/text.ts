@@ -2,8 +2,19 @@
 const CONTROL_IN_TEXT = /(?![\t\n\r])\p{Cc}/u;
 /** Every control character: for single-line values (query strings, headers, path parameters). */
 const CONTROL_IN_LINE = /\p{Cc}/u;
+/** `CONTROL_IN_TEXT`, every one: what text read from elsewhere (an import) loses. */
+const CONTROL_IN_TEXT_ALL = new RegExp(CONTROL_IN_TEXT.source, 'gu');
 /** A UTF-16 surrogate without its pair: no character at all, and not storable as UTF-8. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Text from a source the service cleans rather than refuses (a food-database dump), made to pass the rule for free
+ * text: control characters other than tab, line feed and carriage return removed, NUL among them, which PostgreSQL
+ * text cannot hold.
+ */
+export function withoutControlCharacters(value: string): string {
+  return value.replace(CONTROL_IN_TEXT_ALL, '');
+}
 
 /** Why a string is not acceptable text, or null when it is. */
 export function textProblem(value: string, kind: 'text' | 'line'): string | null {

@@ -39,9 +39,9 @@ t.test(
   },
 );
 
-t.test('NUL characters leave names and brands: PostgreSQL text cannot hold them', async (t) => {
+t.test('NUL and other control characters leave names and brands: PostgreSQL text cannot hold NUL', async (t) => {
   const product = normalizeFoodRecord(
-    { ...base, name: 'Voll\u0000milch', names: { en: 'Whole \u0000 milk' }, brand: 'Alpen\u0000land' },
+    { ...base, name: 'Voll\u0000milch', names: { en: 'Whole \u0000 milk\u007f' }, brand: 'Alpen\u0000land\u0085' },
     languages,
   );
   t.match(product, {

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { findTextProblem, scriptProblem, textProblem } from '../src/text.ts';
+import { findTextProblem, scriptProblem, textProblem, withoutControlCharacters } from '../src/text.ts';
 
 t.test('control characters and lone surrogates are refused; tab and line breaks only in free text', async (t) => {
   t.equal(textProblem('Grandma’s borscht — 2 ☕ 🍲', 'text'), null, 'any real text');
@@ -46,4 +46,11 @@ t.test('a text in the script of its language, or the reason it is not', async (t
   t.equal(scriptProblem('冷蔵庫の牛乳を使います。', 'ja'), null);
   t.equal(scriptProblem('Nutzt Milch aus deinem Vorrat.', 'de'), null);
   t.equal(scriptProblem('200 g, 15 min', 'ja'), null, 'numbers and units pass anywhere');
+});
+
+t.test('text cleaned rather than refused loses its control characters but tab and line breaks', async (t) => {
+  const dirty = 'Crème\u0000 brûlée\u0001\u007f\u0085\u000b\tà la\r\nfrançaise ☕';
+  const clean = withoutControlCharacters(dirty);
+  t.equal(clean, 'Crème brûlée\tà la\r\nfrançaise ☕');
+  t.equal(textProblem(clean, 'text'), null, "what is left passes the service's own text rule");
 });
