@@ -66,6 +66,25 @@ t.test('a product code names one product; imported products, which have none, st
   t.equal(category!.n, 0, 'no index on the category alone: no query reads products by it');
 });
 
+t.test('names fold as people type them, and dish names are still looked up by their folded index', async (t) => {
+  const db = await createTestDatabase();
+  t.teardown(db.drop);
+  const sql = postgres(db.url, { max: 1, onnotice: () => {} });
+  t.teardown(() => sql.end());
+  const [folded] = await sql`
+    SELECT fold_text('Tulú Crème BRÛLÉE') AS latin, fold_text('Ёлка') AS cyrillic, fold_text(NULL) AS nothing`;
+  t.same(folded, { latin: 'tulu creme brulee', cyrillic: 'елка', nothing: null });
+  const [stale] = await sql<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM product_aliases WHERE search_name IS DISTINCT FROM fold_text(name)`;
+  t.equal(stale!.n, 0, 'every stored search name is the fold of its name');
+  // The index expression and the query's must stay the same call for the planner to match them.
+  const plan = await sql.begin(async (tx) => {
+    await tx`SET LOCAL enable_seqscan = off`;
+    return tx`EXPLAIN SELECT dish_id FROM dish_translations WHERE fold_text(name) = fold_text(${'Borsch'})`;
+  });
+  t.match(plan.map((r) => r['QUERY PLAN']).join('\n'), /dish_translations_folded_name_idx/);
+});
+
 t.test('every identifier key defaults to uuidv7()', async (t) => {
   const db = await createTestDatabase();
   t.teardown(db.drop);
