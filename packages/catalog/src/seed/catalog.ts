@@ -142,13 +142,12 @@ async function seedProducts(tx: Queryable, products: SeedProduct[]) {
       ON CONFLICT (code) WHERE code IS NOT NULL DO UPDATE SET canonical_name = excluded.canonical_name,
         barcode = excluded.barcode, brand = excluded.brand, category_code = excluded.category_code,
         calories_per_100g = excluded.calories_per_100g, protein_per_100g = excluded.protein_per_100g,
-        fat_per_100g = excluded.fat_per_100g,
-        carbs_per_100g = excluded.carbs_per_100g, fiber_per_100g = excluded.fiber_per_100g,
-        sugars_per_100g = excluded.sugars_per_100g, saturated_fat_per_100g = excluded.saturated_fat_per_100g,
-        salt_per_100g = excluded.salt_per_100g, default_unit_code = excluded.default_unit_code,
-        storage_days = excluded.storage_days, density_g_per_ml = excluded.density_g_per_ml, piece_g = excluded.piece_g,
-        edible_portion = excluded.edible_portion,
-        unit_grams = excluded.unit_grams::jsonb
+        fat_per_100g = excluded.fat_per_100g, carbs_per_100g = excluded.carbs_per_100g,
+        fiber_per_100g = excluded.fiber_per_100g, sugars_per_100g = excluded.sugars_per_100g,
+        saturated_fat_per_100g = excluded.saturated_fat_per_100g, salt_per_100g = excluded.salt_per_100g,
+        default_unit_code = excluded.default_unit_code, storage_days = excluded.storage_days,
+        density_g_per_ml = excluded.density_g_per_ml, piece_g = excluded.piece_g,
+        edible_portion = excluded.edible_portion, unit_grams = excluded.unit_grams::jsonb
       RETURNING id, code`;
     for (const s of saved) ids.set(s.code, s.id);
   }
