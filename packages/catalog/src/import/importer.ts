@@ -47,6 +47,7 @@ async function isGzip(path: string): Promise<boolean> {
 }
 
 const COPY_SPECIAL = /[\\\t\n\r]/;
+const COPY_SPECIAL_ALL = new RegExp(COPY_SPECIAL.source, 'g');
 
 /**
  * COPY text format: backslash, tab, newline and carriage return escaped; `\N` for null. Numbers and strings without
@@ -57,7 +58,9 @@ function copyField(value: string | number | null): string {
   if (value === null) return '\\N';
   if (typeof value === 'number') return String(value);
   if (!COPY_SPECIAL.test(value)) return value;
-  return value.replace(/[\\\t\n\r]/g, (c) => (c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r'));
+  return value.replace(COPY_SPECIAL_ALL, (c) =>
+    c === '\\' ? '\\\\' : c === '\t' ? '\\t' : c === '\n' ? '\\n' : '\\r',
+  );
 }
 
 /** A product as a line of COPY text format. */
