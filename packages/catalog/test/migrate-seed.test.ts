@@ -1,7 +1,7 @@
 import { UNIT_CODES } from '@nutrition/domain';
 import t from 'tap';
 import postgres from 'postgres';
-import { createTestDatabase } from '@nutrition/db/testing';
+import { createTestDatabase, openTestDatabase } from '@nutrition/db/testing';
 import { migrate } from '@nutrition/db';
 import { createDatabase } from '@nutrition/db';
 import { seed } from '../src/seed/index.ts';
@@ -51,10 +51,7 @@ t.test('migrating and seeding again changes nothing', async (t) => {
 });
 
 t.test('a product code names one product; imported products, which have none, stay out of its index', async (t) => {
-  const db = await createTestDatabase();
-  t.teardown(db.drop);
-  const sql = postgres(db.url, { max: 1, onnotice: () => {} });
-  t.teardown(() => sql.end());
+  const { sql } = await openTestDatabase(t, { max: 1 });
   const [seeded] = await sql<{ code: string }[]>`SELECT code FROM products WHERE code IS NOT NULL LIMIT 1`;
   const twice = await sql`INSERT INTO products (code, canonical_name) VALUES (${seeded!.code}, 'copy')`.catch((e) => e);
   t.equal(twice.code, '23505', 'a second product with a seeded code is refused');
@@ -67,10 +64,7 @@ t.test('a product code names one product; imported products, which have none, st
 });
 
 t.test('names fold as people type them, and dish names are still looked up by their folded index', async (t) => {
-  const db = await createTestDatabase();
-  t.teardown(db.drop);
-  const sql = postgres(db.url, { max: 1, onnotice: () => {} });
-  t.teardown(() => sql.end());
+  const { sql } = await openTestDatabase(t, { max: 1 });
   const [folded] = await sql`
     SELECT fold_text('Tulú Crème BRÛLÉE') AS latin, fold_text('Ёлка') AS cyrillic, fold_text(NULL) AS nothing`;
   t.same(folded, { latin: 'tulu creme brulee', cyrillic: 'елка', nothing: null });
@@ -86,10 +80,7 @@ t.test('names fold as people type them, and dish names are still looked up by th
 });
 
 t.test('every identifier key defaults to uuidv7()', async (t) => {
-  const db = await createTestDatabase();
-  t.teardown(db.drop);
-  const sql = postgres(db.url, { max: 1, onnotice: () => {} });
-  t.teardown(() => sql.end());
+  const { sql } = await openTestDatabase(t, { max: 1 });
   const ids = await sql`
     SELECT table_name, column_default FROM information_schema.columns
     WHERE table_schema = 'public' AND column_name = 'id'`;
@@ -98,10 +89,7 @@ t.test('every identifier key defaults to uuidv7()', async (t) => {
 });
 
 t.test('seeded names exist in all twelve languages and read as those languages', async (t) => {
-  const db = await createTestDatabase();
-  t.teardown(db.drop);
-  const sql = postgres(db.url, { max: 1, onnotice: () => {} });
-  t.teardown(() => sql.end());
+  const { sql } = await openTestDatabase(t, { max: 1 });
   for (const [table, key] of [
     ['unit_translations', 'unit_code'],
     ['cuisine_translations', 'cuisine_code'],
@@ -126,10 +114,7 @@ t.test('seeded names exist in all twelve languages and read as those languages',
 });
 
 t.test('the unit codes of the code are exactly the seeded units', async (t) => {
-  const db = await createTestDatabase();
-  t.teardown(db.drop);
-  const { sql, close } = createDatabase(db.url, { max: 1 });
-  t.teardown(close);
+  const { sql } = await openTestDatabase(t, { max: 1 });
   const seeded = (await sql<{ code: string }[]>`SELECT code FROM units ORDER BY code`).map((u) => u.code);
   t.same(seeded, [...UNIT_CODES].sort());
 });

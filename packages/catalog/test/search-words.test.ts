@@ -1,16 +1,9 @@
 import t from 'tap';
-import postgres from 'postgres';
-import { createTestDatabase } from '@nutrition/db/testing';
-import { createDatabase } from '@nutrition/db';
+import { openTestDatabase } from '@nutrition/db/testing';
 import { firstUuidv7Of, learnSearchWords } from '../src/search-words.ts';
 
 t.test("the bound of an import's names sorts every later uuidv7() after it, and earlier ones before", async (t) => {
-  const db = await createTestDatabase();
-  const sql = postgres(db.url, { max: 1, onnotice: () => {} });
-  t.teardown(async () => {
-    await sql.end();
-    await db.drop();
-  });
+  const { sql } = await openTestDatabase(t, { max: 1 });
   const [clock] = await sql<{ now: Date }[]>`SELECT clock_timestamp() AS now`;
   const bound = firstUuidv7Of(clock!.now);
   const [row] = await sql`
@@ -22,12 +15,7 @@ t.test("the bound of an import's names sorts every later uuidv7() after it, and 
 });
 
 t.test('the vocabulary learns the words of names written since the import began, and only those', async (t) => {
-  const db = await createTestDatabase();
-  const { sql, close } = createDatabase(db.url, { max: 2 });
-  t.teardown(async () => {
-    await close();
-    await db.drop();
-  });
+  const { sql } = await openTestDatabase(t, { max: 2 });
   const name = async (word: string) => {
     const [p] = await sql`INSERT INTO products (canonical_name, source) VALUES (${word}, 'off') RETURNING id`;
     await sql`INSERT INTO product_aliases (product_id, name, imported) VALUES (${p!.id}, ${`${word} Bio`}, true)`;
