@@ -1,6 +1,8 @@
 interface Kept {
   version: string;
   json: string;
+  /** What changing the text in place needs besides it (a diary day's entry places); counted in the budget. */
+  index: string;
   at: number;
 }
 
@@ -37,26 +39,31 @@ export class TextCache {
     if (!kept) return undefined;
     this.#entries.delete(key);
     if (now - kept.at > this.#maxAgeMs) {
-      this.#chars -= kept.json.length;
+      this.#chars -= kept.json.length + kept.index.length;
       return undefined;
     }
     this.#entries.set(key, kept); // most recently used last
     return kept;
   }
 
-  set(key: string, generation: number, version: string, json: string, now = Date.now()) {
-    if (generation !== this.#generation || json.length > this.#maxChars) return;
+  /**
+   * Keeps `json` at `version`. `at` is when the rows it was built from were read: a text changed in place keeps its
+   * first build's time, so the age bound still holds for the rest of it.
+   */
+  set(key: string, generation: number, version: string, json: string, { index = '', at = Date.now() } = {}) {
+    const chars = json.length + index.length;
+    if (generation !== this.#generation || chars > this.#maxChars) return;
     const old = this.#entries.get(key);
     if (old) {
       this.#entries.delete(key);
-      this.#chars -= old.json.length;
+      this.#chars -= old.json.length + old.index.length;
     }
-    this.#entries.set(key, { version, json, at: now });
-    this.#chars += json.length;
+    this.#entries.set(key, { version, json, index, at });
+    this.#chars += chars;
     for (const [oldest, kept] of this.#entries) {
       if (this.#chars <= this.#maxChars) break;
       this.#entries.delete(oldest);
-      this.#chars -= kept.json.length;
+      this.#chars -= kept.json.length + kept.index.length;
     }
   }
 

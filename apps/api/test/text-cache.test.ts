@@ -37,7 +37,7 @@ t.test('the least recently used days go first when the text budget is spent', as
 
 t.test('a day older than the maximum age is rebuilt', async (t) => {
   const cache = new TextCache(1000, 60_000);
-  cache.set('a', 0, '1', 'x', 0);
+  cache.set('a', 0, '1', 'x', { at: 0 });
   t.ok(cache.get('a', 60_000));
   t.equal(cache.get('a', 60_001), undefined);
   t.equal(cache.size, 0);

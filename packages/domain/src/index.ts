@@ -13,3 +13,4 @@ export * from './enums.ts';
 export * from './settings.ts';
 export * from './catalog-recipe.ts';
 export * from './quantities.ts';
+export * from './diary-day.ts';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { diaryRepository, energyInputs, type StoredProfile } from '@nutrition/db/repositories';
-import { energyProfile, isValidDate, portionsOfGrams, todayIn } from '@nutrition/domain';
+import { diaryRepository, energyInputs, type InsertedDiaryEntry, type StoredProfile } from '@nutrition/db/repositories';
+import { dayWithEntry, energyProfile, isValidDate, portionsOfGrams, todayIn } from '@nutrition/domain';
 import { errors, IdParams, Nullable } from '../../schemas.ts';
 import { conflict, notFound, validationFailed } from '../../errors.ts';
 import { violatedForeignKey, violatedUnique } from '@nutrition/db';
@@ -43,12 +43,27 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
   // version (shared with the other requests of the same turn; see plugins/profile-reads.ts). A write changes only the
   // version of its own day.
   const days = new TextCache(opts.cacheMegabytes * 1024 * 1024, DAY_MAX_AGE_MS);
+  const dayKey = (userId: string, date: string, language: string) => `${userId} ${date} ${language}`;
   const dayReads = new Counter({
     name: 'diary_day_cache_reads_total',
     help: 'Diary days read, by whether this process had the day at its current version (hit) or built it (miss)',
     labelNames: ['result'] as const,
     registers: [app.metricsRegistry],
   });
+  /**
+   * A new entry goes into the day this process keeps at the version the entry replaced, which then stands at the new
+   * one: the writer's next read of the day (the app shows the day it logged to) is served without building it again.
+   * The day keeps the time it was first built, so the age bound still holds for its other entries.
+   */
+  const keepWithEntry = (key: string, generation: number, row: InsertedDiaryEntry) => {
+    const kept = days.get(key);
+    if (!kept || kept.version !== (row.day_version_before ?? '')) return;
+    const day = dayWithEntry(
+      { json: kept.json, places: kept.index },
+      { json: row.json, place: row.place, nutrients: row.entry },
+    );
+    if (day) days.set(key, generation, row.day_version, day.json, { index: day.places, at: kept.at });
+  };
   await app.notifications.subscribe(
     'catalog_changed',
     () => days.invalidate(),
@@ -70,7 +85,7 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
       const { date } = request.query;
       checkDate(date, '/querystring/date');
       const userId = request.user.id;
-      const key = `${userId} ${date} ${request.language}`;
+      const key = dayKey(userId, date, request.language);
       const generation = days.generation;
       const kept = days.get(key);
       const checked = kept ? await app.profileReads.loadWithDay(userId, date) : null;
@@ -82,7 +97,7 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
         const read = await entries.dayJson(userId, date, request.language);
         profile = read.profile;
         day = `"entries":${read.entries},"totals":${read.totals}`;
-        if (profile) days.set(key, generation, read.day_version ?? '', day);
+        if (profile) days.set(key, generation, read.day_version ?? '', day, { index: read.places });
       }
       const target = profile
         ? energyProfile(energyInputs(profile), todayIn(profile.timezone, app.now())).calorie_target
@@ -144,6 +159,7 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
           }
         },
         create: async (tx, client) => {
+          const generation = days.generation;
           const diary = diaryRepository(tx);
           if (body.job_id) {
             if (!(await diary.ownsDishJob(userId, body.job_id))) throw notFound('Recognition job');
@@ -171,7 +187,7 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
           const portions = !recipe
             ? null
             : (body.portions ?? (body.portion_g === undefined ? 1 : portionsOfGrams(body.portion_g, recipe.serving_g)));
-          const entry = await diary
+          const inserted = await diary
             .insert(
               userId,
               {
@@ -196,7 +212,8 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
                 throw notFound('Dish');
               throw err;
             });
-          return { status: 201, body: entry };
+          keepWithEntry(dayKey(userId, body.date, request.language), generation, inserted);
+          return { status: 201, body: inserted.entry };
         },
         // A product or a known dish is one insert (after the dish's recipe is read): no transaction without a key.
         inTransaction: name !== undefined || body.job_id !== undefined,
