@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { ModelUnavailable } from '@nutrition/ai';
-import { DatabaseBusy } from '@nutrition/db';
+import { DatabaseBusy, violatedForeignKey } from '@nutrition/db';
 import { errorBody, HttpError } from '../errors.ts';
 
 /** Fastify's own error codes that are the client's fault, mapped to our stable codes. */
@@ -103,6 +103,10 @@ export default fp(
           .header('retry-after', '2')
           .send(errorBody(503, 'database_unavailable', 'The database is unavailable, try again shortly', request.id));
       }
+      // A row of the caller's whose user is gone: the account was deleted while the request ran, and its sessions
+      // with it. Every row a request writes is the caller's, so any foreign key to users says so.
+      if (violatedForeignKey(error)?.endsWith('_users_id_fk'))
+        return reply.status(401).send(errorBody(401, 'session_revoked', 'The account was deleted', request.id));
       const status = fe.statusCode ?? 500;
       if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
         // Fastify closes the connection after refusing a body by its length; with the body still arriving, the close
