@@ -51,45 +51,64 @@ export interface NewDiaryEntry {
   clientHash?: string;
 }
 
+/** The nutrients of an entry as the day's JSON names them, their columns' stem, and their decimals. */
+const ENTRY_NUTRIENTS = [
+  ['calories', 'calories', 1],
+  ['protein_g', 'protein', 1],
+  ['fat_g', 'fat', 1],
+  ['carbs_g', 'carbs', 1],
+  ['fiber_g', 'fiber', 1],
+  ['sugars_g', 'sugars', 1],
+  ['saturated_fat_g', 'saturated_fat', 1],
+  ['salt_g', 'salt', 2],
+] as const;
+
+/** Which entries a statement reads: of either kind (a day), or of one known kind (a new entry). */
+type EntryKind = 'dish' | 'product' | 'any';
+
+/** An entry's amount of a nutrient: its recipe's per serving × portions, or its product's per 100 g × grams. */
+const amount = (kind: EntryKind, stem: string) => {
+  const dish = `r.${stem}_per_serving * e.portions`;
+  const product = `p.${stem}_per_100g * e.portion_g / 100`;
+  if (kind === 'any') return `CASE WHEN e.dish_id IS NOT NULL THEN ${dish} ELSE ${product} END`;
+  return kind === 'dish' ? dish : product;
+};
+
 /**
  * Name and nutrition are computed at read time: recipe per-serving × portions for dish entries, product per-100 g ×
- * portion_g / 100 for product entries (rounded to 0.1). The name in the request language (else English) is a scalar
- * subquery of the entry's kind: one index probe per entry instead of four joins.
+ * portion_g / 100 for product entries (rounded to 0.1, salt to 0.01). The name in the request language (else
+ * English) is a scalar subquery of the entry's kind: one index probe per entry instead of four joins. A statement
+ * about one new entry names its kind: it then neither joins the other kind's table (the planner hashed every recipe
+ * to join one product entry) nor carries the other branch.
  */
-const ENTRY = (sql: Queryable, language: string) => sql`
-  e.id, e.date, e.meal_type, e.dish_id, e.product_id, e.recipe_id,
-  CASE WHEN e.dish_id IS NOT NULL
-    THEN ${localizedName(sql, 'dish_translations', sql`x.dish_id = e.dish_id`, language)}
-    ELSE COALESCE(${localizedName(
-      sql,
-      'product_aliases',
-      sql`x.product_id = e.product_id AND
-      x.is_primary`,
-      language,
-    )}, p.canonical_name)
-  END AS name,
+const ENTRY = (sql: Queryable, language: string, kind: EntryKind = 'any') => {
+  const dishName = localizedName(sql, 'dish_translations', sql`x.dish_id = e.dish_id`, language);
+  const productName = sql`COALESCE(${localizedName(
+    sql,
+    'product_aliases',
+    sql`x.product_id = e.product_id AND x.is_primary`,
+    language,
+  )}, p.canonical_name)`;
+  const name =
+    kind === 'dish'
+      ? dishName
+      : kind === 'product'
+        ? productName
+        : sql`CASE WHEN e.dish_id IS NOT NULL THEN ${dishName} ELSE ${productName} END`;
+  return sql`
+  e.id, e.date, e.meal_type, e.dish_id, e.product_id, e.recipe_id, ${name} AS name,
   e.portions::float8 AS portions, e.portion_g::float8 AS portion_g,
-  round(CASE WHEN e.dish_id IS NOT NULL THEN r.calories_per_serving * e.portions ELSE p.calories_per_100g * e.portion_g
-    / 100 END, 1)::float8 AS calories,
-  round(CASE WHEN e.dish_id IS NOT NULL THEN r.protein_per_serving * e.portions ELSE p.protein_per_100g * e.portion_g /
-    100 END, 1)::float8 AS protein_g,
-  round(CASE WHEN e.dish_id IS NOT NULL THEN r.fat_per_serving * e.portions ELSE p.fat_per_100g * e.portion_g / 100
-    END, 1)::float8 AS fat_g,
-  round(CASE WHEN e.dish_id IS NOT NULL THEN r.carbs_per_serving * e.portions ELSE p.carbs_per_100g * e.portion_g / 100
-    END, 1)::float8 AS carbs_g,
-  round(CASE WHEN e.dish_id IS NOT NULL THEN r.fiber_per_serving * e.portions ELSE p.fiber_per_100g * e.portion_g / 100
-    END, 1)::float8 AS fiber_g,
-  round(CASE WHEN e.dish_id IS NOT NULL THEN r.sugars_per_serving * e.portions
-    ELSE p.sugars_per_100g * e.portion_g / 100 END, 1)::float8 AS sugars_g,
-  round(CASE WHEN e.dish_id IS NOT NULL THEN r.saturated_fat_per_serving * e.portions
-    ELSE p.saturated_fat_per_100g * e.portion_g / 100 END, 1)::float8 AS saturated_fat_g,
-  round(CASE WHEN e.dish_id IS NOT NULL THEN r.salt_per_serving * e.portions ELSE p.salt_per_100g * e.portion_g / 100
-    END, 2)::float8 AS salt_g,
+  ${sql.unsafe(
+    ENTRY_NUTRIENTS.map(
+      ([column, stem, decimals]) => `round(${amount(kind, stem)}, ${decimals})::float8 AS ${column}`,
+    ).join(', '),
+  )},
   e.job_id, e.created_at, e.version`;
+};
 
-const ENTRY_JOINS = (sql: Queryable) => sql`
-  LEFT JOIN recipes r ON r.id = e.recipe_id
-  LEFT JOIN products p ON p.id = e.product_id`;
+const ENTRY_JOINS = (sql: Queryable, kind: EntryKind = 'any') => sql`
+  ${kind === 'product' ? sql`` : sql`LEFT JOIN recipes r ON r.id = e.recipe_id`}
+  ${kind === 'dish' ? sql`` : sql`LEFT JOIN products p ON p.id = e.product_id`}`;
 
 /** An entry's meal type as its position in the day, read beside ENTRY as `meal_position`. */
 const MEAL_POSITION = (sql: Queryable) => sql`array_position(${[...MEAL_TYPES]}::text[], e.meal_type) AS meal_position`;
@@ -208,6 +227,7 @@ export function diaryRepository(sql: Queryable) {
      * key check would lock it, so an account deletion and a write take their locks in the same order.
      */
     async insert(userId: string, entry: NewDiaryEntry, language: string): Promise<InsertedDiaryEntry> {
+      const kind = entry.productId === null ? 'dish' : 'product';
       const [row] = await sql<Omit<InsertedDiaryEntry, 'entry'>[]>`
         WITH e AS (
           INSERT INTO meal_diary (id, user_id, date, meal_type, dish_id, recipe_id, product_id, portions, portion_g,
@@ -224,7 +244,7 @@ export function diaryRepository(sql: Queryable) {
           RETURNING old.version::text AS version)
         SELECT row_to_json(${DAY_ENTRY(sql)})::text AS json, ${DAY_PLACE(sql)} AS place,
                (SELECT version FROM day) AS day_version_before, pg_current_xact_id()::text AS day_version
-        FROM (SELECT ${ENTRY(sql, language)}, ${MEAL_POSITION(sql)} FROM e ${ENTRY_JOINS(sql)}) d`;
+        FROM (SELECT ${ENTRY(sql, language, kind)}, ${MEAL_POSITION(sql)} FROM e ${ENTRY_JOINS(sql, kind)}) d`;
       return { ...row!, entry: JSON.parse(row!.json) };
     },
 
