@@ -101,6 +101,7 @@ const ENTRY = (sql: Queryable, language: string | postgres.Parameter, kind: Entr
   e.id, e.date, e.meal_type, e.dish_id, e.product_id, e.recipe_id, ${name} AS name,
   e.portions::float8 AS portions, e.portion_g::float8 AS portion_g,
   ${sql.unsafe(
+    // constant text: no values of its own
     ENTRY_NUTRIENTS.map(
       ([column, stem, decimals]) => `round(${amount(kind, stem)}, ${decimals})::float8 AS ${column}`,
     ).join(', '),
@@ -179,22 +180,22 @@ function insertStatement(sql: Queryable, kind: 'dish' | 'product') {
   ) as Record<InsertValue, postgres.Parameter>;
   statement = statementText(
     sql`
-        WITH e AS (
-          INSERT INTO meal_diary (id, user_id, date, meal_type, dish_id, recipe_id, product_id, portions, portion_g,
-                                  job_id, client_hash)
-          VALUES (COALESCE(${V.id}::uuid, uuidv7()), ${V.userId}, ${V.date}, ${V.mealType},
-                  ${V.dishId}, ${V.recipeId}, ${V.productId}, ${V.portions}, ${V.portionG},
-                  ${V.jobId}, ${V.clientHash})
-          RETURNING *),
-        owner AS (SELECT id FROM users WHERE id = ${V.userId} FOR KEY SHARE),
-        day AS (
-          INSERT INTO diary_days (user_id, date, version)
-          SELECT id, ${V.date}, pg_current_xact_id() FROM owner
-          ON CONFLICT (user_id, date) DO UPDATE SET version = excluded.version
-          RETURNING old.version::text AS version)
-        SELECT row_to_json(${DAY_ENTRY(sql)})::text AS json, ${DAY_PLACE(sql)} AS place,
-               (SELECT version FROM day) AS day_version_before, pg_current_xact_id()::text AS day_version
-        FROM (SELECT ${ENTRY(sql, V.language, kind)}, ${MEAL_POSITION(sql)} FROM e ${ENTRY_JOINS(sql, kind)}) d`,
+    WITH e AS (
+      INSERT INTO meal_diary (id, user_id, date, meal_type, dish_id, recipe_id, product_id, portions, portion_g,
+                              job_id, client_hash)
+      VALUES (COALESCE(${V.id}::uuid, uuidv7()), ${V.userId}, ${V.date}, ${V.mealType},
+              ${V.dishId}, ${V.recipeId}, ${V.productId}, ${V.portions}, ${V.portionG},
+              ${V.jobId}, ${V.clientHash})
+      RETURNING *),
+    owner AS (SELECT id FROM users WHERE id = ${V.userId} FOR KEY SHARE),
+    day AS (
+      INSERT INTO diary_days (user_id, date, version)
+      SELECT id, ${V.date}, pg_current_xact_id() FROM owner
+      ON CONFLICT (user_id, date) DO UPDATE SET version = excluded.version
+      RETURNING old.version::text AS version)
+    SELECT row_to_json(${DAY_ENTRY(sql)})::text AS json, ${DAY_PLACE(sql)} AS place,
+           (SELECT version FROM day) AS day_version_before, pg_current_xact_id()::text AS day_version
+    FROM (SELECT ${ENTRY(sql, V.language, kind)}, ${MEAL_POSITION(sql)} FROM e ${ENTRY_JOINS(sql, kind)}) d`,
     slots,
   );
   insertStatements.set(kind, statement);
