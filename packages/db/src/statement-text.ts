@@ -1,4 +1,5 @@
 import type postgres from 'postgres';
+import type { Queryable } from './client.ts';
 
 /**
  * The text of a statement written as postgres.js fragments whose values are all `slots` (placeholders, each with its
@@ -30,6 +31,17 @@ export function statementText(
     throw new Error(`a value that is not a slot in a statement built once: ${String(part)}`);
   };
   return { text: walk(fragment), keys };
+}
+
+/** A slot for each of `names` (to write a statement's fragments with), and the names by slot for statementText. */
+export function statementSlots<Name extends string>(sql: Queryable, names: readonly Name[]) {
+  const keys = new Map<unknown, string>();
+  const slots = {} as Record<Name, postgres.Parameter>;
+  for (const name of names) {
+    slots[name] = sql.typed(null, 0);
+    keys.set(slots[name], name);
+  }
+  return { slots, keys };
 }
 
 /** A tagged template, or `unsafe` text (without values of its own: their `$n` would clash with the slots'). */

@@ -24,10 +24,11 @@ const ENTRIES = '"entries":';
 const TOTALS = ',"totals":';
 
 /**
- * The totals in the order PostgreSQL builds them, with their decimals. The first four are 0 when no entry states
+ * The nutrients of a diary entry and of a day's totals, in the order PostgreSQL builds them, with their decimals (an
+ * entry's values are rounded to them too; see diaryRepository). The first four totals are 0 when no entry states
  * them; the others are null when entries exist and none states them, 0 on an empty day.
  */
-const DAY_TOTALS = [
+export const DAY_TOTALS = [
   ['calories', 1, true],
   ['protein_g', 1, true],
   ['fat_g', 1, true],

@@ -1,6 +1,6 @@
 import type postgres from 'postgres';
 import type { Queryable } from '../client.ts';
-import { statementText } from '../statement-text.ts';
+import { statementSlots, statementText } from '../statement-text.ts';
 import { localizedName } from './localized.ts';
 import { visibleDish, visibleRecipe } from './ownership.ts';
 import { type NutrientsPerServing, PRODUCT_NUTRIENTS, RECIPE_NUTRIENTS } from './nutrients.ts';
@@ -159,21 +159,19 @@ const CANDIDATES = 150;
 export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, productSearchSql: Queryable = sql) {
   // Product search's statements are built once per shape (`statementText`), with these slots for their values.
   const db = productSearchSql;
-  const slot = () => db.typed(null, 0);
-  const P = {
-    q: slot(),
-    language: slot(),
-    words: slot(),
-    literal: slot(),
-    candidates: slot(),
-    limit: slot(),
-    pageSize: slot(),
-    category: slot(),
-    afterScore: slot(),
-    afterId: slot(),
-  };
+  const { slots: P, keys: slotKeys } = statementSlots(db, [
+    'q',
+    'language',
+    'words',
+    'literal',
+    'candidates',
+    'limit',
+    'pageSize',
+    'category',
+    'afterScore',
+    'afterId',
+  ] as const);
   type SearchValues = Partial<Record<keyof typeof P, postgres.SerializableParameter>>;
-  const slotKeys = new Map<unknown, string>(Object.entries(P).map(([key, value]) => [value, key]));
   const statements = new Map<string, { text: string; keys: string[] }>();
   const shaped = <T extends object[]>(shape: string, build: () => postgres.Fragment, values: SearchValues) => {
     let statement = statements.get(shape);

@@ -1,7 +1,7 @@
 import type postgres from 'postgres';
 import type { Queryable } from '../client.ts';
-import { statementText } from '../statement-text.ts';
-import { MEAL_TYPES, type MealType } from '@nutrition/domain';
+import { statementSlots, statementText } from '../statement-text.ts';
+import { DAY_TOTALS, MEAL_TYPES, type MealType } from '@nutrition/domain';
 import { localizedName } from './localized.ts';
 import { visibleDish, visibleRecipe } from './ownership.ts';
 import type { NutrientGrams } from './nutrients.ts';
@@ -53,23 +53,15 @@ export interface NewDiaryEntry {
   clientHash?: string;
 }
 
-/** The nutrients of an entry as the day's JSON names them, their columns' stem, and their decimals. */
-const ENTRY_NUTRIENTS = [
-  ['calories', 'calories', 1],
-  ['protein_g', 'protein', 1],
-  ['fat_g', 'fat', 1],
-  ['carbs_g', 'carbs', 1],
-  ['fiber_g', 'fiber', 1],
-  ['sugars_g', 'sugars', 1],
-  ['saturated_fat_g', 'saturated_fat', 1],
-  ['salt_g', 'salt', 2],
-] as const;
-
 /** Which entries a statement reads: of either kind (a day), or of one known kind (a new entry). */
 type EntryKind = 'dish' | 'product' | 'any';
 
-/** An entry's amount of a nutrient: its recipe's per serving × portions, or its product's per 100 g × grams. */
-const amount = (kind: EntryKind, stem: string) => {
+/**
+ * An entry's amount of a nutrient (named as in DAY_TOTALS): its recipe's per serving × portions, or its product's per
+ * 100 g × grams. The columns are named by the nutrient without its unit (`protein_g`: `protein_per_serving`).
+ */
+const amount = (kind: EntryKind, nutrient: string) => {
+  const stem = nutrient.replace(/_g$/, '');
   const dish = `r.${stem}_per_serving * e.portions`;
   const product = `p.${stem}_per_100g * e.portion_g / 100`;
   if (kind === 'any') return `CASE WHEN e.dish_id IS NOT NULL THEN ${dish} ELSE ${product} END`;
@@ -102,8 +94,8 @@ const ENTRY = (sql: Queryable, language: string | postgres.Parameter, kind: Entr
   e.portions::float8 AS portions, e.portion_g::float8 AS portion_g,
   ${sql.unsafe(
     // constant text: no values of its own
-    ENTRY_NUTRIENTS.map(
-      ([column, stem, decimals]) => `round(${amount(kind, stem)}, ${decimals})::float8 AS ${column}`,
+    DAY_TOTALS.map(
+      ([nutrient, decimals]) => `round(${amount(kind, nutrient)}, ${decimals})::float8 AS ${nutrient}`,
     ).join(', '),
   )},
   e.job_id, e.created_at, e.version`;
@@ -140,6 +132,18 @@ const DAY_ENTRY = (sql: Queryable) => sql`
 const DAY_PLACE = (sql: Queryable) => sql`
   d.meal_position::text || to_char(d.created_at AT TIME ZONE 'UTC', 'YYYYMMDDHH24MISSUS') || d.id::text`;
 
+/**
+ * A day's totals as JSON text (rows of ENTRY as `d`), with DAY_TOTALS' decimals. Only known values are summed: a
+ * nutrient no entry states is null, except on an empty day and for the first four, which are then 0.
+ */
+const DAY_TOTALS_JSON = (sql: Queryable) => {
+  const pairs = DAY_TOTALS.map(([nutrient, decimals, zeroWhenUnknown]) => {
+    const known = `COALESCE(sum(${nutrient}), ${zeroWhenUnknown ? '0' : 'CASE WHEN count(*) = 0 THEN 0 END'})`;
+    return `'${nutrient}', round(${known}::numeric, ${decimals})`;
+  });
+  return sql.unsafe(`json_build_object(${pairs.join(', ')})::text`);
+};
+
 /** The values of a diary insert, by name: its statement is text with a `$n` for each (see insertStatement). */
 const INSERT_VALUES = [
   'id',
@@ -170,14 +174,7 @@ const insertStatements = new Map<'dish' | 'product', { text: string; keys: strin
 function insertStatement(sql: Queryable, kind: 'dish' | 'product') {
   let statement = insertStatements.get(kind);
   if (statement) return statement;
-  const slots = new Map<unknown, string>();
-  const V = Object.fromEntries(
-    INSERT_VALUES.map((key) => {
-      const slot = sql.typed(null, 0);
-      slots.set(slot, key);
-      return [key, slot];
-    }),
-  ) as Record<InsertValue, postgres.Parameter>;
+  const { slots: V, keys } = statementSlots(sql, INSERT_VALUES);
   statement = statementText(
     sql`
     WITH e AS (
@@ -196,7 +193,7 @@ function insertStatement(sql: Queryable, kind: 'dish' | 'product') {
     SELECT row_to_json(${DAY_ENTRY(sql)})::text AS json, ${DAY_PLACE(sql)} AS place,
            (SELECT version FROM day) AS day_version_before, pg_current_xact_id()::text AS day_version
     FROM (SELECT ${ENTRY(sql, V.language, kind)}, ${MEAL_POSITION(sql)} FROM e ${ENTRY_JOINS(sql, kind)}) d`,
-    slots,
+    keys,
   );
   insertStatements.set(kind, statement);
   return statement;
@@ -246,15 +243,7 @@ export function diaryRepository(sql: Queryable) {
         SELECT
           COALESCE(json_agg(${DAY_ENTRY(sql)} ORDER BY ${DAY_ORDER(sql)}), '[]')::text AS entries,
           COALESCE(string_agg(${DAY_PLACE(sql)}, '' ORDER BY ${DAY_ORDER(sql)}), '') AS places,
-          json_build_object('calories', round(COALESCE(sum(calories), 0)::numeric, 1), 'protein_g',
-            round(COALESCE(sum(protein_g), 0)::numeric, 1),
-            'fat_g', round(COALESCE(sum(fat_g), 0)::numeric, 1), 'carbs_g', round(COALESCE(sum(carbs_g), 0)::numeric,
-              1),
-            -- the known values summed: null when entries exist and none states the nutrient, 0 on an empty day
-            'fiber_g', round(COALESCE(sum(fiber_g), CASE WHEN count(*) = 0 THEN 0 END)::numeric, 1),
-            'sugars_g', round(COALESCE(sum(sugars_g), CASE WHEN count(*) = 0 THEN 0 END)::numeric, 1),
-            'saturated_fat_g', round(COALESCE(sum(saturated_fat_g), CASE WHEN count(*) = 0 THEN 0 END)::numeric, 1),
-            'salt_g', round(COALESCE(sum(salt_g), CASE WHEN count(*) = 0 THEN 0 END)::numeric, 2))::text AS totals,
+          ${DAY_TOTALS_JSON(sql)} AS totals,
           (SELECT row_to_json(p) FROM (SELECT ${STORED_PROFILE(sql)} FROM users WHERE id = ${userId}) p) AS profile,
           (SELECT version::text FROM diary_days WHERE user_id = ${userId} AND date = ${date}) AS day_version
         -- OFFSET 0 keeps the subquery apart: pulled up, each entry's nutrition was computed once for its JSON and
