@@ -10,6 +10,12 @@ export interface DatabaseOptions {
   onnotice?: (notice: postgres.Notice) => void;
   /** Named prepared statements (default true); search turns them off so every run gets a custom plan. */
   prepare?: boolean;
+  /**
+   * false: a connection runs one statement at a time, and the others wait in one queue for the first free connection.
+   * By default postgres.js queues statements on busy connections in turn, so a short statement can wait behind a long
+   * one while another connection is free: the tail of a pool whose statements vary in cost.
+   */
+  pipeline?: boolean;
   /** false: commits return before the WAL is on disk (for writes that are redone if lost; see the workers). */
   synchronousCommit?: boolean;
   /**
@@ -87,6 +93,8 @@ export function createDatabase(url: string, options: DatabaseOptions = {}) {
   const sql = postgres(url, {
     max: options.max ?? 10,
     prepare: options.prepare ?? true,
+    // A connection whose pipeline is full takes no more statements; they wait in the pool's queue.
+    ...(options.pipeline === false ? { max_pipeline: 0 } : {}),
     // A query waits for one connection attempt, not for the server's return: postgres.js's default backoff grows to
     // 20 s between attempts, which held requests for up to a minute during an outage. With a short fixed delay and a
     // bounded attempt, a query fails within about `connectTimeoutMs` and the API answers 503 database_unavailable.

@@ -46,3 +46,35 @@ t.test('pool options reach the session: generic plans, asynchronous commits, tim
   t.equal(row!.at.toISOString(), '2026-11-23T04:05:06.789Z', 'read back as the same instant');
   t.equal(row!.text, '2026-11-23 04:05:06.789+00', 'sent as that instant');
 });
+
+t.test('without pipelining, a statement goes to the first free connection, not behind a long one', async (t) => {
+  const db = await createTestDatabase();
+  t.teardown(db.drop);
+  // Two connections, one busy for 1.5 s and one for 0.2 s; two quick statements sent while both are busy.
+  const order = async (options: Parameters<typeof createDatabase>[1]) => {
+    const { sql, close } = createDatabase(db.url, { ...options, max: 2 });
+    try {
+      const sleep = (seconds: number) => sql`SELECT pg_sleep(${seconds})`.execute();
+      // Both connections open, with the statement prepared on each: postgres.js queues nothing behind a statement
+      // that a connection has not prepared yet.
+      await Promise.all([sleep(0.01), sleep(0.01)]);
+      const done: string[] = [];
+      const run = (name: string, seconds: number) => sleep(seconds).then(() => done.push(name));
+      const started = [run('long', 1.5), run('short', 0.2)];
+      await Promise.all([...started, run('quick 1', 0), run('quick 2', 0)]);
+      return done;
+    } finally {
+      await close();
+    }
+  };
+  t.same(
+    await order({}),
+    ['short', 'quick 2', 'long', 'quick 1'],
+    "by default the first quick statement waits on the long one's connection",
+  );
+  t.same(
+    await order({ pipeline: false }),
+    ['short', 'quick 1', 'quick 2', 'long'],
+    'both run on the connection that is free first',
+  );
+});
