@@ -93,7 +93,8 @@ export function createDatabase(url: string, options: DatabaseOptions = {}) {
   const sql = postgres(url, {
     max: options.max ?? 10,
     prepare: options.prepare ?? true,
-    // A connection whose pipeline is full takes no more statements; they wait in the pool's queue.
+    // postgres.js sends a statement to a busy connection only while its pipeline has room: with room for none, the
+    // statements wait in the pool's queue.
     ...(options.pipeline === false ? { max_pipeline: 0 } : {}),
     // A query waits for one connection attempt, not for the server's return: postgres.js's default backoff grows to
     // 20 s between attempts, which held requests for up to a minute during an outage. With a short fixed delay and a

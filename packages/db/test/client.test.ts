@@ -60,8 +60,7 @@ t.test('without pipelining, a statement goes to the first free connection, not b
       await Promise.all([sleep(0.01), sleep(0.01)]);
       const done: string[] = [];
       const run = (name: string, seconds: number) => sleep(seconds).then(() => done.push(name));
-      const started = [run('long', 1.5), run('short', 0.2)];
-      await Promise.all([...started, run('quick 1', 0), run('quick 2', 0)]);
+      await Promise.all([run('long', 1.5), run('short', 0.2), run('quick 1', 0), run('quick 2', 0)]);
       return done;
     } finally {
       await close();
