@@ -33,6 +33,19 @@ export function statementText(
   return { text: walk(fragment), keys };
 }
 
+/** Runs a statement built by statementText as a prepared statement, each `$n` given its slot's value by name. */
+export function runStatementText<T extends object[]>(
+  sql: Queryable,
+  statement: { text: string; keys: string[] },
+  values: Partial<Record<string, postgres.SerializableParameter>>,
+) {
+  return sql.unsafe<T>(
+    statement.text,
+    statement.keys.map((key) => values[key]!),
+    { prepare: true },
+  );
+}
+
 /** A slot for each of `names` (to write a statement's fragments with), and the names by slot for statementText. */
 export function statementSlots<Name extends string>(sql: Queryable, names: readonly Name[]) {
   const keys = new Map<unknown, string>();

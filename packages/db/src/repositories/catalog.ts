@@ -1,6 +1,6 @@
 import type postgres from 'postgres';
 import type { Queryable } from '../client.ts';
-import { statementSlots, statementText } from '../statement-text.ts';
+import { runStatementText, statementSlots, statementText } from '../statement-text.ts';
 import { localizedName } from './localized.ts';
 import { visibleDish, visibleRecipe } from './ownership.ts';
 import { type NutrientsPerServing, PRODUCT_NUTRIENTS, RECIPE_NUTRIENTS } from './nutrients.ts';
@@ -180,8 +180,7 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
       statement = statementText(build(), slotKeys);
       statements.set(shape, statement);
     }
-    const params = statement.keys.map((key) => values[key as keyof SearchValues]!);
-    return db.unsafe<T>(statement.text, params, { prepare: true });
+    return runStatementText<T>(db, statement, values);
   };
 
   /**

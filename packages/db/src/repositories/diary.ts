@@ -1,6 +1,6 @@
 import type postgres from 'postgres';
 import type { Queryable } from '../client.ts';
-import { statementSlots, statementText } from '../statement-text.ts';
+import { runStatementText, statementSlots, statementText } from '../statement-text.ts';
 import { DAY_TOTALS, MEAL_TYPES, type MealType } from '@nutrition/domain';
 import { localizedName } from './localized.ts';
 import { visibleDish, visibleRecipe } from './ownership.ts';
@@ -291,11 +291,7 @@ export function diaryRepository(sql: Queryable) {
         clientHash: entry.clientHash ?? null,
         language,
       };
-      const [row] = await sql.unsafe<Omit<InsertedDiaryEntry, 'entry'>[]>(
-        statement.text,
-        statement.keys.map((key) => values[key as InsertValue]),
-        { prepare: true },
-      );
+      const [row] = await runStatementText<Omit<InsertedDiaryEntry, 'entry'>[]>(sql, statement, values);
       return { ...row!, entry: JSON.parse(row!.json) };
     },
 
