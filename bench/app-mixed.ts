@@ -9,6 +9,8 @@ import {
   root,
   shuffle,
   startProcess,
+  warmUp,
+  warmUpRows,
   type LoadRequest,
   type Row,
 } from './lib.ts';
@@ -81,12 +83,11 @@ export async function appMixedBench(databaseUrl: string, seconds: number): Promi
       } else requests.push({ method: 'GET', path: '/user-products', headers });
     }
     const connections = 32;
-    // Each server first runs its own load for half the time (JIT, pools, the day cache filling): the figures with
-    // goals are the steady state that follows; the API's warm-up is reported too.
-    const warm = { seconds: Math.max(1, Math.round(seconds / 2)), connections };
     const helloRequests = [{ method: 'GET', path: '/', headers: {} }];
     const backend = (await sql<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`)[0]!.pid;
     const measured = { seconds, connections };
+    // Each server warms up on its own load first (here the day cache fills too); the API's warm-up is reported.
+    const warm = warmUp(measured);
     await mixedLoad(hello.url, helloRequests, warm);
     const base = await loadWithCpu(backend, 'hello', hello, helloRequests, measured);
     const mix = shuffle(requests);
@@ -110,10 +111,7 @@ export async function appMixedBench(databaseUrl: string, seconds: number): Promi
         0.15,
       ),
       maxRow('app-mixed', 'p99 under that load', load.p99, 'ms', 50, base.p99),
-      reported(
-        ratioRow('app-mixed', `the same, its first ${warm.seconds} s (warm-up), req/s`, cold.rps, 'req/s', base.rps, 0),
-      ),
-      reported(maxRow('app-mixed', 'p99 in the warm-up', cold.p99, 'ms', 0)),
+      ...warmUpRows('app-mixed', warm, cold, base.rps),
       reported(ratioRow('app-mixed', `diary writes alone, ${USERS} users, req/s`, written.rps, 'req/s', base.rps, 0)),
       reported(maxRow('app-mixed', 'p99 of those writes', written.p99, 'ms', 0)),
       reported(

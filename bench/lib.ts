@@ -300,6 +300,37 @@ export async function loadWithCpu(
   return { ...result, cpu: cpuPerUnit(before, cpuTimes(backendPid, servers), result.rps * opts.seconds) };
 }
 
+/**
+ * A server's warm-up before its measured load: its own load for half the time, at least 1 s (JIT, pools and caches
+ * filling), so that the figures with goals are the steady state that follows.
+ */
+export function warmUp(measured: { seconds: number; connections: number }) {
+  return { seconds: Math.max(1, Math.round(measured.seconds / 2)), connections: measured.connections };
+}
+
+/** The API's warm-up as reported rows: its rate against hello-world's, and its p99; `label` names one of several. */
+export function warmUpRows(
+  id: string,
+  warm: { seconds: number },
+  cold: { rps: number; p99: number },
+  baseRps: number,
+  label?: string,
+): Row[] {
+  return [
+    reported(
+      ratioRow(
+        id,
+        `${label ?? 'the same'}, its first ${warm.seconds} s (warm-up), req/s`,
+        cold.rps,
+        'req/s',
+        baseRps,
+        0,
+      ),
+    ),
+    reported(maxRow(id, label ? `p99 in the warm-up, ${label}` : 'p99 in the warm-up', cold.p99, 'ms', 0)),
+  ];
+}
+
 /** A deterministic shuffle (the same order every run). */
 export function shuffle<T>(items: T[]): T[] {
   let state = 7;

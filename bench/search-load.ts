@@ -9,6 +9,8 @@ import {
   root,
   shuffle,
   startProcess,
+  warmUp,
+  warmUpRows,
   type LoadRequest,
   type Row,
 } from './lib.ts';
@@ -60,9 +62,9 @@ export async function searchLoadBench(databaseUrl: string, seconds: number): Pro
   try {
     const backend = (await sql<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`)[0]!.pid;
     const measured = { seconds, connections };
-    // As in app-mixed, each server first runs its own load for half the time (JIT, each connection preparing each
-    // shape of search): the figures with goals are the steady state that follows, and the API's warm-up is reported.
-    const warm = { seconds: Math.max(1, Math.round(seconds / 2)), connections };
+    // Each server warms up on its own load first (here each connection prepares each shape of search); the API's
+    // warm-up is reported.
+    const warm = warmUp(measured);
     const helloRequests = [{ method: 'GET', path: '/', headers: {} }];
     await mixedLoad(hello.url, helloRequests, warm);
     const base = await loadWithCpu(backend, 'hello', hello, helloRequests, measured);
@@ -88,17 +90,7 @@ export async function searchLoadBench(databaseUrl: string, seconds: number): Pro
         rows.push(
           ratioRow('search-load', `typing mix, 32 connections, ${label}, req/s`, load.rps, 'req/s', base.rps, 0.1),
           maxRow('search-load', `p99 under that load, ${label}`, load.p99, 'ms', 50, base.p99),
-          reported(
-            ratioRow(
-              'search-load',
-              `${label}, its first ${warm.seconds} s (warm-up), req/s`,
-              cold.rps,
-              'req/s',
-              base.rps,
-              0,
-            ),
-          ),
-          reported(maxRow('search-load', `p99 in the warm-up, ${label}`, cold.p99, 'ms', 0)),
+          ...warmUpRows('search-load', warm, cold, base.rps, label),
         );
         if (cacheMb === '0') {
           // What each query costs the machine: with two cores, 0.10 of hello-world allows about ten times its cost.
