@@ -10,6 +10,7 @@ import { importFoodDump } from '../src/import/importer.ts';
 import { catalogRepository, generatedRecipeRepository } from '@nutrition/db/repositories';
 import { seed } from '../src/seed/index.ts';
 import { gtinCheckDigit } from '@nutrition/domain';
+import { randomBytes } from 'node:crypto';
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/off/${name}`, import.meta.url));
 /** A path in a directory of the test's own, removed when it ends. */
@@ -30,6 +31,38 @@ async function misflagged(sql: postgres.Sql) {
     SELECT count(*)::int AS n FROM product_aliases a JOIN products p ON p.id = a.product_id WHERE a.imported <>
       (p.source = 'off')`;
   return row!.n;
+}
+
+/**
+ * A login role that may read and write the catalog but not set `session_replication_role`, as a managed database's
+ * application role often cannot. `drop` removes it, while its database still exists.
+ */
+async function plainRole(url: string) {
+  const name = `importer_${randomBytes(4).toString('hex')}`;
+  const admin = postgres(url, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`
+    CREATE ROLE ${name} LOGIN PASSWORD 'importer';
+    GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${name};
+    GRANT TEMP ON DATABASE ${new URL(url).pathname.slice(1)} TO ${name};`);
+  const role = new URL(url);
+  role.username = name;
+  role.password = 'importer';
+  const drop = async () => {
+    await admin.unsafe(`DROP OWNED BY ${name}; DROP ROLE ${name}`);
+    await admin.end();
+  };
+  return { url: role.href, drop };
+}
+
+/** Every imported product with its names, in one comparable text. */
+async function importedCatalog(sql: postgres.Sql) {
+  const [row] = await sql<{ catalog: string }[]>`
+    SELECT string_agg(concat_ws('|', p.barcode, p.canonical_name, p.brand, p.category_code, p.default_unit_code,
+             p.calories_per_100g, p.salt_per_100g,
+             (SELECT string_agg(concat_ws(':', a.language_code, a.name, a.is_primary), ',' ORDER BY a.name)
+              FROM product_aliases a WHERE a.product_id = p.id)), E'\n' ORDER BY p.barcode) AS catalog
+    FROM products p WHERE p.source = 'off'`;
+  return row!.catalog;
 }
 
 async function setup(t: Test) {
@@ -55,6 +88,7 @@ t.test('the CSV export: counts, a second import changes nothing', async (t) => {
     duplicates: 2,
     uncheckedBarcodes: UNCHECKED,
     skipped: SKIPPED,
+    keysChecked: 'per batch',
   });
   const [counts] = await sql<{ products: number; aliases: number; kj_only: number }[]>`
     SELECT count(*)::int AS products,
@@ -78,6 +112,7 @@ t.test('the CSV export: counts, a second import changes nothing', async (t) => {
     duplicates: 2,
     uncheckedBarcodes: UNCHECKED,
     skipped: SKIPPED,
+    keysChecked: 'per batch',
   });
   const [after] = await sql`SELECT count(*)::int AS n FROM products WHERE source = 'off'`;
   t.equal(after!.n, 221, 'nothing duplicated');
@@ -107,6 +142,7 @@ t.test('JSONL, plain and gzipped, old nutriments and new aggregated_set, names i
     duplicates: 2,
     uncheckedBarcodes: UNCHECKED,
     skipped: SKIPPED,
+    keysChecked: 'per batch',
   });
   const gz = await importFoodDump(app, fixture('products.jsonl.gz'), LANGUAGES);
   t.same(gz, {
@@ -117,6 +153,7 @@ t.test('JSONL, plain and gzipped, old nutriments and new aggregated_set, names i
     duplicates: 2,
     uncheckedBarcodes: UNCHECKED,
     skipped: SKIPPED,
+    keysChecked: 'per batch',
   });
 
   const [nutrition] =
@@ -306,4 +343,96 @@ t.test('names and brands with backslashes, quotes, line breaks and NUL bytes arr
     { language_code: 'de', name },
     { language_code: 'fr', name: `${name} 2` },
   ]);
+});
+
+t.test('a role that may not write as a replica: keys checked per row by PostgreSQL, the same catalog', async (t) => {
+  const replica = await setup(t);
+  const plain = await setup(t);
+  const role = await plainRole(plain.url);
+  const asRole = createDatabase(role.url, { max: 3 });
+  try {
+    const summary = await importFoodDump(asRole.sql, fixture('products.csv'), LANGUAGES, { batchSize: 100 });
+    t.match(summary, { inserted: 221, keysChecked: 'per row' });
+    t.match(await importFoodDump(replica.app, fixture('products.csv'), LANGUAGES, { batchSize: 100 }), {
+      inserted: 221,
+      keysChecked: 'per batch',
+    });
+    t.equal(await importedCatalog(plain.sql), await importedCatalog(replica.sql), 'the same products and names');
+  } finally {
+    await asRole.close();
+    await role.drop();
+  }
+});
+
+t.test('a category the catalog lacks fails its batch either way, and nothing of the batch is written', async (t) => {
+  const replica = await setup(t);
+  const plain = await setup(t);
+  const role = await plainRole(plain.url);
+  const asRole = createDatabase(role.url, { max: 3 });
+  t.teardown(async () => {
+    await asRole.close();
+    await role.drop();
+  });
+  const path = await tempFile(t, 'snacks.jsonl');
+  const doc = (code: string, tag: string) =>
+    JSON.stringify({
+      code,
+      product_name: `Product ${code}`,
+      categories_tags: [tag],
+      nutriments: { 'energy-kcal_100g': 1 },
+    });
+  // Both barcodes go to the same writer, so into one batch.
+  await writeFile(path, `${doc('4006381333931', 'en:breads')}\n${doc('4006381333955', 'en:popcorn')}\n`);
+  for (const { sql } of [replica, plain]) {
+    await sql`UPDATE products SET category_code = NULL WHERE category_code = 'snacks'`;
+    await sql`DELETE FROM product_categories WHERE code = 'snacks'`;
+  }
+  await t.rejects(importFoodDump(replica.app, path, LANGUAGES), /the catalog has no categories snacks/);
+  await t.rejects(importFoodDump(asRole.sql, path, LANGUAGES), { code: '23503' }, 'a foreign-key violation');
+  for (const { sql } of [replica, plain]) t.equal(await importedCatalog(sql), null, 'no product written');
+});
+
+t.test('a category a batch names cannot be deleted until the batch commits, then not at all', async (t) => {
+  const { app, sql, url } = await setup(t);
+  await sql`UPDATE products SET category_code = NULL WHERE category_code = 'snacks'`;
+  const path = await tempFile(t, 'popcorn.jsonl');
+  const code = '4006381333931';
+  await writeFile(path, `${JSON.stringify({ code, product_name: 'Popcorn', categories_tags: ['en:popcorn'] })}\n`);
+  // Another transaction holds the barcode, so the batch waits inside its transaction, after its keys are checked.
+  const other = postgres(url, { max: 2, onnotice: () => {} });
+  t.teardown(() => other.end());
+  const tx = await other.reserve();
+  await tx`BEGIN`;
+  await tx`INSERT INTO products (barcode, canonical_name, source) VALUES (${code}, 'Old name', 'off')`;
+  const importing = importFoodDump(app, path, LANGUAGES);
+  const waiting = () => sql`
+    SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+  while ((await waiting()).length === 0) await new Promise((r) => setTimeout(r, 20));
+  const deleting = other.begin(async (d) => {
+    await d`SET LOCAL lock_timeout = '300ms'`;
+    await d`DELETE FROM product_categories WHERE code = 'snacks'`;
+  });
+  await t.rejects(deleting, { code: '55P03' }, 'the delete waits for the batch');
+  await tx`COMMIT`;
+  tx.release();
+  t.match(await importing, { updated: 1, keysChecked: 'per batch' });
+  await t.rejects(sql`DELETE FROM product_categories WHERE code = 'snacks'`, { code: '23503' }, 'then it is in use');
+});
+
+t.test('writing as a replica skips only foreign-key checks: API processes hear that the catalog changed', async (t) => {
+  const { app, sql, url } = await setup(t);
+  const skipped = await sql`
+    SELECT t.tgname FROM pg_trigger t
+    WHERE t.tgrelid IN ('products'::regclass, 'product_aliases'::regclass) AND t.tgenabled <> 'A'
+      AND NOT EXISTS (SELECT FROM pg_constraint c WHERE c.oid = t.tgconstraint AND c.contype = 'f')`;
+  t.same(skipped, [], 'every other trigger of the tables an import writes fires in a replica session');
+  const listener = postgres(url, { max: 1, onnotice: () => {} });
+  t.teardown(() => listener.end());
+  let heard = 0;
+  await listener.listen('catalog_changed', () => heard++);
+  const path = await tempFile(t, 'one.jsonl');
+  await writeFile(path, `${JSON.stringify({ code: '4006381333931', product_name: 'Heard of' })}\n`);
+  t.match(await importFoodDump(app, path, LANGUAGES), { inserted: 1, keysChecked: 'per batch' });
+  for (let i = 0; i < 100 && heard === 0; i++) await new Promise((r) => setTimeout(r, 20));
+  t.ok(heard > 0, 'catalog_changed was sent');
 });

@@ -45,6 +45,7 @@ try {
   console.log(
     `skipped ${skipped.reduce((n, [, c]) => n + (c ?? 0), 0)}${skipped.map(([r, c]) => `, ${r} ${c}`).join('')}`,
   );
+  console.log(`foreign keys checked ${summary.keysChecked}`);
 } finally {
   await close();
   await target.stop();
