@@ -34,10 +34,11 @@ async function misflagged(sql: postgres.Sql) {
 }
 
 /**
- * A login role that may read and write the catalog but not set `session_replication_role`, as a managed database's
- * application role often cannot. `drop` removes it, while its database still exists.
+ * A pool connected as a login role that may read and write the catalog but not set `session_replication_role`, as a
+ * managed database's application role often cannot. Closed and dropped at the end of the test, before its database
+ * (teardowns run last first).
  */
-async function plainRole(url: string) {
+async function asPlainRole(t: Test, url: string) {
   const name = `importer_${randomBytes(4).toString('hex')}`;
   const admin = postgres(url, { max: 1, onnotice: () => {} });
   await admin.unsafe(`
@@ -47,11 +48,13 @@ async function plainRole(url: string) {
   const role = new URL(url);
   role.username = name;
   role.password = 'importer';
-  const drop = async () => {
+  const pool = createDatabase(role.href, { max: 3 });
+  t.teardown(async () => {
+    await pool.close();
     await admin.unsafe(`DROP OWNED BY ${name}; DROP ROLE ${name}`);
     await admin.end();
-  };
-  return { url: role.href, drop };
+  });
+  return pool.sql;
 }
 
 /** Every imported product with its names, in one comparable text. */
@@ -348,49 +351,47 @@ t.test('names and brands with backslashes, quotes, line breaks and NUL bytes arr
 t.test('a role that may not write as a replica: keys checked per row by PostgreSQL, the same catalog', async (t) => {
   const replica = await setup(t);
   const plain = await setup(t);
-  const role = await plainRole(plain.url);
-  const asRole = createDatabase(role.url, { max: 3 });
-  try {
-    const summary = await importFoodDump(asRole.sql, fixture('products.csv'), LANGUAGES, { batchSize: 100 });
-    t.match(summary, { inserted: 221, keysChecked: 'per row' });
-    t.match(await importFoodDump(replica.app, fixture('products.csv'), LANGUAGES, { batchSize: 100 }), {
-      inserted: 221,
-      keysChecked: 'per batch',
-    });
-    t.equal(await importedCatalog(plain.sql), await importedCatalog(replica.sql), 'the same products and names');
-  } finally {
-    await asRole.close();
-    await role.drop();
-  }
+  const asRole = await asPlainRole(t, plain.url);
+  const summary = await importFoodDump(asRole, fixture('products.csv'), LANGUAGES, { batchSize: 100 });
+  t.match(summary, { inserted: 221, keysChecked: 'per row' });
+  t.match(await importFoodDump(replica.app, fixture('products.csv'), LANGUAGES, { batchSize: 100 }), {
+    inserted: 221,
+    keysChecked: 'per batch',
+  });
+  t.equal(await importedCatalog(plain.sql), await importedCatalog(replica.sql), 'the same products and names');
 });
 
-t.test('a category the catalog lacks fails its batch either way, and nothing of the batch is written', async (t) => {
-  const replica = await setup(t);
-  const plain = await setup(t);
-  const role = await plainRole(plain.url);
-  const asRole = createDatabase(role.url, { max: 3 });
-  t.teardown(async () => {
-    await asRole.close();
-    await role.drop();
-  });
-  const path = await tempFile(t, 'snacks.jsonl');
-  const doc = (code: string, tag: string) =>
-    JSON.stringify({
-      code,
-      product_name: `Product ${code}`,
-      categories_tags: [tag],
-      nutriments: { 'energy-kcal_100g': 1 },
-    });
-  // Both barcodes go to the same writer, so into one batch.
-  await writeFile(path, `${doc('4006381333931', 'en:breads')}\n${doc('4006381333955', 'en:popcorn')}\n`);
-  for (const { sql } of [replica, plain]) {
-    await sql`UPDATE products SET category_code = NULL WHERE category_code = 'snacks'`;
-    await sql`DELETE FROM product_categories WHERE code = 'snacks'`;
-  }
-  await t.rejects(importFoodDump(replica.app, path, LANGUAGES), /the catalog has no categories snacks/);
-  await t.rejects(importFoodDump(asRole.sql, path, LANGUAGES), { code: '23503' }, 'a foreign-key violation');
-  for (const { sql } of [replica, plain]) t.equal(await importedCatalog(sql), null, 'no product written');
-});
+t.test(
+  'a category or language the catalog lacks fails its batch either way; nothing of the batch is written',
+  async (t) => {
+    const replica = await setup(t);
+    const plain = await setup(t);
+    const asRole = await asPlainRole(t, plain.url);
+    const path = await tempFile(t, 'snacks.jsonl');
+    const doc = (code: string, tag: string) =>
+      JSON.stringify({
+        code,
+        product_name: `Product ${code}`,
+        categories_tags: [tag],
+        nutriments: { 'energy-kcal_100g': 1 },
+      });
+    // Both barcodes go to the same writer, so into one batch.
+    await writeFile(path, `${doc('4006381333931', 'en:breads')}\n${doc('4006381333955', 'en:popcorn')}\n`);
+    for (const { sql } of [replica, plain]) {
+      await sql`UPDATE products SET category_code = NULL WHERE category_code = 'snacks'`;
+      await sql`DELETE FROM product_categories WHERE code = 'snacks'`;
+    }
+    await t.rejects(importFoodDump(replica.app, path, LANGUAGES), /the catalog has no categories snacks/);
+    await t.rejects(importFoodDump(asRole, path, LANGUAGES), { code: '23503' }, 'a foreign-key violation');
+    for (const { sql } of [replica, plain]) t.equal(await importedCatalog(sql), null, 'no product written');
+
+    // A language the importer was told of that the catalog lacks: the same, for the name.
+    await writeFile(path, `${JSON.stringify({ code: '4006381333931', product_name: 'Brot', lang: 'xx' })}\n`);
+    await t.rejects(importFoodDump(replica.app, path, ['xx']), /the catalog has no languages xx/);
+    await t.rejects(importFoodDump(asRole, path, ['xx']), { code: '23503' }, 'a foreign-key violation');
+    for (const { sql } of [replica, plain]) t.equal(await importedCatalog(sql), null, 'no product written');
+  },
+);
 
 t.test('a category a batch names cannot be deleted until the batch commits, then not at all', async (t) => {
   const { app, sql, url } = await setup(t);
