@@ -80,6 +80,34 @@ async function setup(t: Test) {
   return { app: database.sql, sql, url: db.url };
 }
 
+/**
+ * Imports `path` while another transaction has inserted `code` and not committed, and returns once the import waits
+ * for it (a batch naming that barcode, inside its own transaction); `commit` lets it go on.
+ */
+async function importBehindHeldBarcode(
+  t: Test,
+  { app, sql, url }: Awaited<ReturnType<typeof setup>>,
+  path: string,
+  code: string,
+) {
+  const other = postgres(url, { max: 1, onnotice: () => {} });
+  t.teardown(() => other.end());
+  const tx = await other.reserve();
+  await tx`BEGIN`;
+  await tx`INSERT INTO products (barcode, canonical_name, source) VALUES (${code}, 'Old name', 'off')`;
+  let settled = false;
+  const importing = importFoodDump(app, path, LANGUAGES).finally(() => (settled = true));
+  const waiting = () => sql`
+    SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+  while (!settled && (await waiting()).length === 0) await new Promise((r) => setTimeout(r, 20));
+  t.notOk(settled, 'the batch waits for the other transaction');
+  const commit = async () => {
+    await tx`COMMIT`;
+    tx.release();
+  };
+  return { importing, commit };
+}
+
 t.test('the CSV export: counts, a second import changes nothing', async (t) => {
   const { app, sql } = await setup(t);
   const first = await importFoodDump(app, fixture('products.csv'), LANGUAGES, { batchSize: 1000 });
@@ -265,19 +293,8 @@ t.test('a barcode another transaction inserts while a batch is written: the batc
     JSON.stringify({ code, product_name: `Product ${code}`, lang: 'en', nutriments: { 'energy-kcal_100g': 100 } });
   await writeFile(path, `${codes.map(doc).join('\n')}\n`);
   // An import beside this one has inserted the second product and not committed yet: the batch waits for it.
-  const other = postgres(url, { max: 1, onnotice: () => {} });
-  t.teardown(() => other.end());
-  const tx = await other.reserve();
-  await tx`BEGIN`;
-  await tx`INSERT INTO products (barcode, canonical_name, source) VALUES (${codes[1]!}, 'Old name', 'off')`;
-  let settled = false;
-  const importing = importFoodDump(app, path, LANGUAGES).finally(() => (settled = true));
-  const waiting = () => sql`
-    SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
-  while (!settled && (await waiting()).length === 0) await new Promise((r) => setTimeout(r, 20));
-  t.notOk(settled, 'the batch waits for the other transaction');
-  await tx`COMMIT`;
-  tx.release();
+  const { importing, commit } = await importBehindHeldBarcode(t, { app, sql, url }, path, codes[1]!);
+  await commit();
   const summary = await importing;
   t.match(summary, { inserted: 2, updated: 1, unchanged: 0 });
   const rows = await sql<{ canonical_name: string; names: string[] }[]>`
@@ -400,22 +417,13 @@ t.test('a category a batch names cannot be deleted until the batch commits, then
   const code = '4006381333931';
   await writeFile(path, `${JSON.stringify({ code, product_name: 'Popcorn', categories_tags: ['en:popcorn'] })}\n`);
   // Another transaction holds the barcode, so the batch waits inside its transaction, after its keys are checked.
-  const other = postgres(url, { max: 2, onnotice: () => {} });
-  t.teardown(() => other.end());
-  const tx = await other.reserve();
-  await tx`BEGIN`;
-  await tx`INSERT INTO products (barcode, canonical_name, source) VALUES (${code}, 'Old name', 'off')`;
-  const importing = importFoodDump(app, path, LANGUAGES);
-  const waiting = () => sql`
-    SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`;
-  while ((await waiting()).length === 0) await new Promise((r) => setTimeout(r, 20));
-  const deleting = other.begin(async (d) => {
+  const { importing, commit } = await importBehindHeldBarcode(t, { app, sql, url }, path, code);
+  const deleting = sql.begin(async (d) => {
     await d`SET LOCAL lock_timeout = '300ms'`;
     await d`DELETE FROM product_categories WHERE code = 'snacks'`;
   });
   await t.rejects(deleting, { code: '55P03' }, 'the delete waits for the batch');
-  await tx`COMMIT`;
-  tx.release();
+  await commit();
   t.match(await importing, { updated: 1, keysChecked: 'per batch' });
   await t.rejects(sql`DELETE FROM product_categories WHERE code = 'snacks'`, { code: '23503' }, 'then it is in use');
 });
