@@ -201,3 +201,26 @@ t.test('a daylight-saving change: expiry dates and days_left in New York when su
     'a minute before: still Sunday',
   );
 });
+
+t.test("a dish photo retried with its Idempotency-Key just after the user's midnight gets the same job", async (t) => {
+  let clock = new Date('2026-12-31T09:59:58Z'); // 23:59:58 on 31 December in Kiritimati
+  const { app } = await buildTestApp(t, { RATE_LIMIT_MODEL_PER_MINUTE: '1000' }, { clock: () => clock });
+  const a = as(app, await login(app, 'kiri-retry'));
+  await a({ method: 'PUT', url: '/profile', payload: { timezone: 'Pacific/Kiritimati' } });
+  const submit = () =>
+    a({
+      method: 'POST',
+      url: '/ai/recognize-dish',
+      headers: { 'idempotency-key': 'photo-1' },
+      payload: { image: imageJson(fakeJpeg(42)) },
+    });
+  const first = await submit();
+  t.equal(first.statusCode, 202);
+  // The answer was lost; the app sends the same request again at 00:00:02 on 1 January, its clock.
+  clock = new Date('2026-12-31T10:00:02Z');
+  const retry = await submit();
+  t.equal(retry.statusCode, 202, 'replayed, not refused as another request');
+  t.equal(retry.json().job_id, first.json().job_id, 'the same job');
+  const job = (await a({ method: 'GET', url: `/ai/jobs/${first.json().job_id}` })).json();
+  t.equal(job.target_date, '2026-12-31', 'for the day it was sent on');
+});

@@ -112,7 +112,8 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
         app,
         request,
         reply,
-        () => fingerprint('dish', targetDate, mealType, ...images.map((i) => i.data)),
+        // What the client sent: a default date would change at the user's midnight and refuse a retry sent after it.
+        () => fingerprint('dish', fields.target_date ?? null, mealType, ...images.map((i) => i.data)),
         async (tx) => ({
           status: 202,
           body: await submit(tx, 'dish', request.user.id, images, { targetDate, targetMealType: mealType }),
