@@ -37,11 +37,15 @@ export const Timestamp = Type.Unsafe<Date | string>({
   format: 'date-time',
   description: 'RFC 3339, UTC',
 });
-/** A timestamp sent by a client. */
+/**
+ * A timestamp sent by a client. Narrower than RFC 3339 where PostgreSQL is: no leap second (PostgreSQL rolls `:60`
+ * over to the next minute, past every check made on the text) and offsets within ±15:59 (beyond, it refuses the
+ * value).
+ */
 export const TimestampInput = Type.String({
   format: 'date-time',
-  pattern: `^${YEAR}-`,
-  description: 'RFC 3339, years 1900 to 2100',
+  pattern: `^${YEAR}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:[0-5]\\d(?:\\.\\d+)?(?:[Zz]|[+-](?:0\\d|1[0-5]):[0-5]\\d)$`,
+  description: 'RFC 3339, years 1900 to 2100, no leap second, offsets within ±15:59',
 });
 export const Uuid = Type.String({ format: 'uuid' });
 export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });

@@ -87,13 +87,27 @@ t.test(
         url: '/user-products',
         payload: { product_id: milk!.id, quantity: 1, unit_code: 'l', ...payload },
       });
+    const kept = (await pantry({ added_at: '2026-11-20T12:00:00+15:59', storage_days: 3 })).json();
+    t.equal(kept.added_at, '2026-11-19T20:01:00.000Z', 'the widest offset PostgreSQL takes');
     for (const added_at of [
       '9999-12-31T23:59:59Z',
       '0001-01-01T00:00:00Z',
       new Date(Date.now() + 2 * 86400_000).toISOString(),
+      // a leap second: PostgreSQL would roll it over into 2100-01-01, past the check for the future
+      '2099-12-31T23:59:60Z',
+      // offsets RFC 3339 allows and PostgreSQL refuses (was a 500)
+      '2026-11-20T00:00:00+16:00',
+      '2026-11-20T00:00:00-23:59',
     ]) {
       await refuse(await pantry({ added_at, storage_days: 3650 }), `added_at ${added_at}`);
+      const patch = await a({ method: 'PATCH', url: `/user-products/${kept.id}`, payload: { added_at } });
+      await refuse(patch, `PATCH added_at ${added_at}`);
     }
+    t.equal(
+      (await a({ method: 'GET', url: `/user-products/${kept.id}` })).json().added_at,
+      kept.added_at,
+      'refused changes left the item as it was',
+    );
 
     // Integers only as integer literals.
     for (const limit of ['1.5', '0x10', '1e1', ' 5', '٣']) {
@@ -145,7 +159,7 @@ t.test(
     t.equal(tooLarge.statusCode, 413, '9 MiB as base64 JSON');
     t.equal(tooLarge.json().code, 'payload_too_large');
 
-    t.same(await stored(), { ...before, diary: 2, pantry: 4 }, 'only the accepted requests stored anything');
+    t.same(await stored(), { ...before, diary: 2, pantry: 5 }, 'only the accepted requests stored anything');
   },
 );
 

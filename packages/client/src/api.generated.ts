@@ -1321,7 +1321,7 @@ export interface components {
             storage_days?: number;
             /**
              * Format: date-time
-             * @description RFC 3339, years 1900 to 2100
+             * @description RFC 3339, years 1900 to 2100, no leap second, offsets within ±15:59
              */
             added_at?: string;
         };
@@ -1331,7 +1331,7 @@ export interface components {
             storage_days?: number;
             /**
              * Format: date-time
-             * @description RFC 3339, years 1900 to 2100
+             * @description RFC 3339, years 1900 to 2100, no leap second, offsets within ±15:59
              */
             added_at?: string;
             name?: string;
