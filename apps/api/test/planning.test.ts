@@ -160,6 +160,14 @@ t.test(
     t.equal(empty.days.length, 7);
     t.ok(empty.days.every((d: { items: unknown[] }) => d.items.length === 0));
     assertError(t, await a({ method: 'GET', url: `/menu?week_start=${addDays(week, 1)}` }), 400, 'validation_failed');
+    // The week of 2100-12-31 runs into 2101, past every date the service takes: refused before anything is saved
+    // (generating it answered 500 after saving 21 slots with dates the menu's own PUT refuses).
+    for (const payload of [{ week_start: '2100-12-27' }, { dates: ['2100-12-31'], meal_types: ['lunch'] }])
+      assertError(t, await a({ method: 'POST', url: '/ai/generate-menu', payload }), 400, 'validation_failed');
+    assertError(t, await a({ method: 'GET', url: '/menu?week_start=2100-12-27' }), 400, 'validation_failed');
+    assertError(t, await a({ method: 'GET', url: '/shopping-list?week_start=2100-12-27' }), 400, 'validation_failed');
+    t.equal((await a({ method: 'GET', url: '/menu?week_start=2100-12-20' })).statusCode, 200, 'the last week');
+    t.equal((await sql`SELECT count(*)::int AS n FROM menu_items`)[0]!.n, 0, 'nothing saved');
 
     let plan = (
       await a({

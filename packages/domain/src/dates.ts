@@ -39,9 +39,13 @@ export function weekStart(date: string): string {
   return addDays(date, -((day + 6) % 7));
 }
 
-export function isMonday(date: string): boolean {
-  return isValidDate(date) && new Date(`${date}T00:00:00Z`).getUTCDay() === 1;
+/** The Monday of a week the service plans: all seven of its days within LAST_DATE, so the last is 2100-12-20. */
+export function isWeekStart(date: string): boolean {
+  return isValidDate(date) && new Date(`${date}T00:00:00Z`).getUTCDay() === 1 && addDays(date, 6) <= LAST_DATE;
 }
+
+/** Why a date is not a week start, as a validation message. */
+export const WEEK_START_RULE = 'must be a Monday (YYYY-MM-DD) of a week that ends by 2100-12-31';
 
 /** True when the runtime knows the IANA time zone `name` (`Europe/Kyiv`, `Pacific/Kiritimati`, `UTC`). */
 export function isTimeZone(name: string): boolean {

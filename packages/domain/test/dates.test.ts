@@ -2,7 +2,7 @@ import t from 'tap';
 import {
   addDays,
   addYears,
-  isMonday,
+  isWeekStart,
   isTimeZone,
   isValidDate,
   startOfDayIn,
@@ -30,8 +30,11 @@ t.test('arithmetic across month and year ends', async (t) => {
   t.equal(addYears('2024-02-29', -10), '2014-02-28');
   t.equal(weekStart('2026-11-22'), '2026-11-16', 'a Sunday belongs to the week that started on Monday');
   t.equal(weekStart('2026-11-16'), '2026-11-16');
-  t.ok(isMonday('2026-11-16'));
-  t.notOk(isMonday('2026-11-17'));
+  t.ok(isWeekStart('2026-11-16'));
+  t.notOk(isWeekStart('2026-11-17'), 'a Tuesday');
+  t.ok(isWeekStart('1900-01-01'), 'the first date is a Monday');
+  t.ok(isWeekStart('2100-12-20'), 'the last week the service plans');
+  t.notOk(isWeekStart('2100-12-27'), 'a Monday whose week runs into 2101');
 });
 
 t.test('today and the start of a day in a time zone, around local midnight and clock changes', async (t) => {

@@ -3,7 +3,15 @@ import { Type } from 'typebox';
 import type { GeneratedRecipe, Slot } from '@nutrition/ai';
 import { menuRepository } from '@nutrition/db/repositories';
 import { present } from './present.ts';
-import { addDays, fitDayServings, isMonday, isValidDate, mealsTarget, weekStart as mondayOf } from '@nutrition/domain';
+import {
+  addDays,
+  fitDayServings,
+  isValidDate,
+  isWeekStart,
+  mealsTarget,
+  WEEK_START_RULE,
+  weekStart as mondayOf,
+} from '@nutrition/domain';
 import { errors, IdParams } from '../../schemas.ts';
 import { conflict, notFound, validationFailed } from '../../errors.ts';
 import { violatedUnique } from '@nutrition/db';
@@ -19,7 +27,7 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
   app.addHook('onRequest', app.authenticate);
 
   const checkMonday = (date: string, path: string) => {
-    if (!isMonday(date)) throw validationFailed(path, 'must be a Monday (YYYY-MM-DD)');
+    if (!isWeekStart(date)) throw validationFailed(path, WEEK_START_RULE);
   };
 
   app.get(
@@ -149,6 +157,9 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
           throw validationFailed('/body/week_start', 'give week_start or dates, not both');
         body.dates.forEach((d, i) => {
           if (!isValidDate(d)) throw validationFailed(`/body/dates/${i}`, 'is not a calendar date');
+          // a menu is kept by weeks: the date's whole week must be one the service plans
+          if (!isWeekStart(mondayOf(d)))
+            throw validationFailed(`/body/dates/${i}`, 'is in a week that ends after 2100-12-31');
         });
         slots = body.dates.flatMap((date) => body.meal_types!.map((meal_type) => ({ date, meal_type })));
       } else {

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { shoppingRepository } from '@nutrition/db/repositories';
 import { renderList } from './present.ts';
-import { isMonday, shoppingLines, weekStart as mondayOf } from '@nutrition/domain';
+import { isWeekStart, shoppingLines, WEEK_START_RULE, weekStart as mondayOf } from '@nutrition/domain';
 import { named, ClientId, DateString, errors, IdParams, Nullable, Timestamp, Uuid, Version } from '../../schemas.ts';
 import { notFound, validationFailed } from '../../errors.ts';
 import { createOnce } from '../../client-ids.ts';
@@ -65,7 +65,7 @@ const shoppingList: FastifyPluginAsyncTypebox = async (app) => {
   /** The week asked for, else the user's current one (in their time zone). */
   const week = async (request: FastifyRequest, value: string | undefined, path: string) => {
     const w = value ?? mondayOf((await app.userTime(request)).today);
-    if (!isMonday(w)) throw validationFailed(path, 'must be a Monday (YYYY-MM-DD)');
+    if (!isWeekStart(w)) throw validationFailed(path, WEEK_START_RULE);
     return w;
   };
   const render = (userId: string, weekStart: string, language: string) =>
