@@ -202,6 +202,42 @@ t.test('a daylight-saving change: expiry dates and days_left in New York when su
   );
 });
 
+t.test(
+  'days_left where PostgreSQL and the runtime read a zone differently: an item that expires today is 0',
+  async (t) => {
+    let clock = new Date();
+    const { app, sql } = await buildTestApp(t, {}, { clock: () => clock });
+    const milk = (await sql`SELECT id FROM products WHERE code = 'milk'`)[0]!.id;
+    for (const [zone, added, now, why] of [
+      // names that are also abbreviations: PostgreSQL's AT TIME ZONE read CET as UTC+1 in summer too (was -1)
+      ['CET', '2026-07-05T22:30:00Z', '2026-07-10T22:30:00Z', 'added 00:30 on 6 July (CEST), now 00:30 on 11 July'],
+      ['WET', '2026-07-05T23:30:00Z', '2026-07-10T23:30:00Z', 'added 00:30 on 6 July (WEST), now 00:30 on 11 July'],
+      ['EET', '2026-07-05T21:30:00Z', '2026-07-10T21:30:00Z', 'added 00:30 on 6 July (EEST), now 00:30 on 11 July'],
+      // Alberta's rules changed in 2026: the runtime's tzdata has it, the embedded PostgreSQL's did not (was -1)
+      ['America/Edmonton', '2026-11-15T06:30:00Z', '2026-11-20T06:30:00Z', 'added 15 November, now 20 November'],
+    ] as const) {
+      clock = new Date(now);
+      const a = as(app, await login(app, `rules-${zone}`));
+      t.equal((await a({ method: 'PUT', url: '/profile', payload: { timezone: zone } })).statusCode, 200);
+      const item = (
+        await a({
+          method: 'POST',
+          url: '/user-products',
+          payload: { product_id: milk, quantity: 1, unit_code: 'l', storage_days: 5, added_at: added },
+        })
+      ).json();
+      t.equal(item.days_left, 0, `${zone}: kept 5 days, ${why}`);
+      t.equal(item.expires_at, new Date(Date.parse(added) + 5 * 86400_000).toISOString(), `${zone}: the expiry`);
+      const expiring = (await a({ method: 'GET', url: '/user-products?expiring_within_days=0' })).json().items;
+      t.same(
+        expiring.map((i: { id: string }) => i.id),
+        [item.id],
+        `${zone}: listed as expiring today`,
+      );
+    }
+  },
+);
+
 t.test("a dish photo retried with its Idempotency-Key just after the user's midnight gets the same job", async (t) => {
   let clock = new Date('2026-12-31T09:59:58Z'); // 23:59:58 on 31 December in Kiritimati
   const { app } = await buildTestApp(t, { RATE_LIMIT_MODEL_PER_MINUTE: '1000' }, { clock: () => clock });

@@ -23,8 +23,9 @@ declare module 'fastify' {
 }
 
 /**
- * One place for "now" and "today": every default date, "today", "this week", "the last 24 hours" and `days_left` is
- * computed from `app.now()` in the user's time zone, through the domain's `todayIn`, and SQL is handed those values.
+ * One place for "now" and "today": every default date, "today", "this week" and "the last 24 hours" is computed from
+ * `app.now()` in the user's time zone, through the domain's `todayIn`, and SQL is handed those values. `days_left` is
+ * counted in SQL from `app.now()`, by the same zone rules as the expiry date it counts to (see the pantry repository).
  */
 export default fp(
   async (app: FastifyInstance, opts: { clock?: () => Date }) => {

@@ -22,17 +22,35 @@ export interface LocalTime {
 }
 
 /**
+ * The zone as PostgreSQL must be given it. `AT TIME ZONE` reads a name that is also an abbreviation as the
+ * abbreviation: CET as UTC+1 all year, where the zone CET keeps summer time. These four zones with summer time are
+ * links in tzdata (since 2024b) to the zones named here, which PostgreSQL reads as zones.
+ */
+const ZONE_LINKS: Record<string, string> = {
+  CET: 'Europe/Brussels',
+  MET: 'Europe/Brussels',
+  EET: 'Europe/Athens',
+  WET: 'Europe/Lisbon',
+};
+const sqlZone = (zone: string) => ZONE_LINKS[zone] ?? zone;
+
+/**
  * Expiry is derived, never stored: added_at + storage_days calendar days on the user's clock (so a clock change in
  * between moves no date), computed in SQL whatever the session zone. In milliseconds, as the API sends it, so the
  * keyset cursor compares exactly what the client saw.
  */
 export const EXPIRES_AT = (sql: Queryable, zone: string, alias = 'u') =>
-  sql`date_trunc('milliseconds', ((${sql(alias)}.added_at AT TIME ZONE ${zone}) + make_interval(days =>
-    ${sql(alias)}.storage_days)) AT TIME ZONE ${zone})`;
+  sql`date_trunc('milliseconds', ((${sql(alias)}.added_at AT TIME ZONE ${sqlZone(zone)}) + make_interval(days =>
+    ${sql(alias)}.storage_days)) AT TIME ZONE ${sqlZone(zone)})`;
 
-/** Calendar days from the user's today to the expiry date on their clock (0: expires today; negative: expired). */
+/**
+ * Calendar days from the user's today to the expiry date on their clock (0: expires today; negative: expired). Both
+ * dates by PostgreSQL's zone rules: its tzdata may be older than the runtime's (Alberta's rules changed in 2026), and
+ * the runtime's today would then be a day off the expiry date in the hour where the two disagree.
+ */
 const DAYS_LEFT = (sql: Queryable, time: LocalTime) =>
-  sql`((${EXPIRES_AT(sql, time.zone)}) AT TIME ZONE ${time.zone})::date - ${time.today}::date`;
+  sql`((${EXPIRES_AT(sql, time.zone)}) AT TIME ZONE ${sqlZone(time.zone)})::date
+    - (${time.now}::timestamptz AT TIME ZONE ${sqlZone(time.zone)})::date`;
 
 const ITEM = (sql: Queryable, _language: string, time: LocalTime) => sql`
   u.id, u.product_id, COALESCE(u.name, pl.name, pe.name, p.canonical_name) AS name, u.quantity::float8 AS quantity,
