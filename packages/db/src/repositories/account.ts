@@ -81,6 +81,13 @@ export function accountRepository(sql: Queryable) {
      * revoked first, so every API process hears of it (NOTIFY on commit). Returns the revoked session ids.
      */
     async deleteUser(userId: string): Promise<string[]> {
+      // Locks in the order writes take them, so that one waits for the other instead of PostgreSQL ending one of them
+      // (deadlock detected): the user's row first (see lockOwner), then the refresh tokens, which a refresh locks
+      // before it updates their session.
+      await sql`SELECT 1 FROM users WHERE id = ${userId} FOR UPDATE`;
+      await sql`
+        SELECT 1 FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id WHERE s.user_id = ${userId}
+        FOR UPDATE OF t`;
       const revoked = await sql<{ id: string }[]>`
         UPDATE sessions SET revoked_at = COALESCE(revoked_at, now()), revoked_reason = COALESCE(revoked_reason,
           'account_deleted')

@@ -1,6 +1,6 @@
 import type { Queryable } from '../client.ts';
 import { MEAL_TYPES, type MealType } from '@nutrition/domain';
-import { visibleDish, visibleRecipe } from './ownership.ts';
+import { lockOwner, visibleDish, visibleRecipe } from './ownership.ts';
 import { type NutrientGrams, SERVINGS_NUTRIENTS } from './nutrients.ts';
 
 export interface MenuItemRow extends NutrientGrams {
@@ -84,6 +84,7 @@ export function menuRepository(sql: Queryable) {
      * planned by hand keep the model of the last one).
      */
     async upsertSlots(userId: string, weekStart: string, slots: MenuSlotInput[], model?: string) {
+      await lockOwner(sql, userId);
       const [plan] = await sql<{ id: string }[]>`
         INSERT INTO menu_plans (user_id, week_start, model) VALUES (${userId}, ${weekStart}, ${model ?? null})
         ON CONFLICT (user_id, week_start)

@@ -1,6 +1,7 @@
 import type { Queryable } from '../client.ts';
 import type { JobError } from '../schema/recognition.ts';
 import type { JobStatus, Plan, ProductJobType, RecognitionKind } from '@nutrition/domain';
+import { lockOwner } from './ownership.ts';
 
 /** The API NOTIFYs here in the submitting transaction, so an idle worker starts a new job at once. */
 export const SUBMITTED_CHANNEL = 'recognition_submitted';
@@ -230,6 +231,7 @@ export function recognitionRepository(sql: Queryable) {
 
     /** The user's product job, locked until the transaction ends, with what an `apply` needs. */
     async lockForApply(userId: string, jobId: string) {
+      await lockOwner(sql, userId);
       const [row] = await sql<{ status: JobRow['status']; result: unknown; applied_item_ids: string[] | null }[]>`
         SELECT status, result, applied_item_ids FROM product_recognition_jobs
         WHERE id = ${jobId} AND user_id = ${userId} FOR UPDATE`;

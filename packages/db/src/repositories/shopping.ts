@@ -1,6 +1,7 @@
 import type { ShoppingLine, ShoppingNeed, StockItem, Unit } from '@nutrition/domain';
 import type { Queryable } from '../client.ts';
 import { EXPIRES_AT, type LocalTime } from './pantry.ts';
+import { lockOwner } from './ownership.ts';
 
 export interface ShoppingItemRow {
   id: string;
@@ -100,6 +101,7 @@ export function shoppingRepository(sql: Queryable) {
      */
     async replaceGenerated(userId: string, weekStart: string, lines: ShoppingLine[]) {
       // The list row's lock (taken by the upsert, held to commit) makes two regenerations of a week take turns.
+      await lockOwner(sql, userId);
       const [list] = await sql<{ id: string }[]>`
         INSERT INTO shopping_lists (user_id, week_start, generated_at) VALUES (${userId}, ${weekStart}, now())
         ON CONFLICT (user_id, week_start) DO UPDATE SET generated_at = now()
@@ -173,6 +175,7 @@ export function shoppingRepository(sql: Queryable) {
     },
 
     async ensureList(userId: string, weekStart: string): Promise<string> {
+      await lockOwner(sql, userId);
       const [row] = await sql<{ id: string }[]>`
         INSERT INTO shopping_lists (user_id, week_start) VALUES (${userId}, ${weekStart})
         ON CONFLICT (user_id, week_start) DO UPDATE SET week_start = excluded.week_start
