@@ -270,7 +270,10 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
         throw (await entries.get(userId, id, request.language))
           ? preconditionFailed('The entry')
           : notFound('Diary entry');
-      return (await entries.get(userId, id, request.language))!;
+      // Deleted by another device since the update: as if the deletion came first.
+      const updated = await entries.get(userId, id, request.language);
+      if (!updated) throw notFound('Diary entry');
+      return updated;
     },
   );
 

@@ -232,7 +232,10 @@ const userProducts: FastifyPluginAsyncTypebox = async (app) => {
           ? preconditionFailed('The item')
           : notFound('Pantry item');
       }
-      return (await pantry.get(request.user.id, id, request.language, time))!;
+      // Deleted by another device since the update: as if the deletion came first.
+      const item = await pantry.get(request.user.id, id, request.language, time);
+      if (!item) throw notFound('Pantry item');
+      return item;
     },
   );
 
