@@ -47,7 +47,11 @@ export const TimestampInput = Type.String({
   pattern: `^${YEAR}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:[0-5]\\d(?:\\.\\d+)?(?:[Zz]|[+-](?:0\\d|1[0-5]):[0-5]\\d)$`,
   description: 'RFC 3339, years 1900 to 2100, no leap second, offsets within ±15:59',
 });
-export const Uuid = Type.String({ format: 'uuid' });
+// A pattern besides the format: the format also takes `urn:uuid:…`, which PostgreSQL refuses (was a 500).
+export const Uuid = Type.String({
+  format: 'uuid',
+  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+});
 export const IdParams = Type.Object({ id: Uuid }, { additionalProperties: false });
 
 /** A row id an app made itself, so that a create made offline can be sent again safely. */

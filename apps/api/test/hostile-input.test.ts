@@ -153,6 +153,37 @@ t.test(
       'invalid_cursor',
     );
 
+    // A UUID as a URN: the uuid format takes it, PostgreSQL does not (these were 500s).
+    const urn = 'urn:uuid:01900000-0000-7000-8000-000000000000';
+    await refuse(await a({ method: 'GET', url: `/dishes/${urn}` }), 'a path id as a URN');
+    await refuse(await a({ method: 'GET', url: `/saved-recipes?recipe_id=${urn}` }), 'a query id as a URN');
+    await refuse(
+      await a({ method: 'POST', url: '/diary', payload: { date: '2026-11-20', meal_type: 'lunch', dish_id: urn } }),
+      'a body id as a URN',
+    );
+    // 10,000 nested arrays (20 KB): the text check walked them recursively and overflowed the stack (a 500).
+    const deep = '['.repeat(10_000) + ']'.repeat(10_000);
+    for (const url of ['/auth/login', '/diary']) {
+      const nested = await a({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: deep });
+      await refuse(nested, `nested arrays to ${url}`);
+    }
+    // A multipart body the parser cannot read: no boundary, or cut short (these were 500s).
+    for (const [type, body] of [
+      ['multipart/form-data', 'x'],
+      [
+        'multipart/form-data; boundary=XX',
+        '--XX\r\nContent-Disposition: form-data; name="image"; filename="a.jpg"\r\n\r\nab',
+      ],
+    ] as const) {
+      const unread = await a({
+        method: 'POST',
+        url: '/ai/recognize-dish',
+        headers: { 'content-type': type },
+        payload: body,
+      });
+      await refuse(unread, `multipart: ${type}`);
+    }
+
     // An image over 8 MiB is 413 in JSON as in multipart.
     const big = Buffer.concat([fakeJpeg(1), Buffer.alloc(9 * 1024 * 1024)]);
     const tooLarge = await a({ method: 'POST', url: '/ai/recognize-products', payload: { images: [imageJson(big)] } });

@@ -23,25 +23,30 @@ export function textProblem(value: string, kind: 'text' | 'line'): string | null
   return null;
 }
 
+/** Deeper than any request the service takes; a body of 10,000 nested arrays would overflow the stack below. */
+export const MAX_NESTING = 32;
+
 /**
- * The first string (or property name) in a parsed JSON value that is not acceptable text, as a JSON Pointer below
- * `base`, with the reason; null when every string is.
+ * The first string (or property name) in a parsed JSON value that is not acceptable text, or the first value nested
+ * deeper than MAX_NESTING, as a JSON Pointer below `base`, with the reason; null when every string is acceptable.
  */
 export function findTextProblem(
   value: unknown,
   base: string,
   kind: 'text' | 'line',
+  depth = 0,
 ): { path: string; message: string } | null {
   if (typeof value === 'string') {
     const message = textProblem(value, kind);
     return message ? { path: base, message } : null;
   }
   if (value === null || typeof value !== 'object') return null;
+  if (depth === MAX_NESTING) return { path: base, message: `must not nest more than ${MAX_NESTING} levels deep` };
   for (const [key, child] of Object.entries(value)) {
     const path = `${base}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
     const keyMessage = textProblem(key, 'line');
     if (keyMessage) return { path, message: `name ${keyMessage}` };
-    const found = findTextProblem(child, path, kind);
+    const found = findTextProblem(child, path, kind, depth + 1);
     if (found) return found;
   }
   return null;

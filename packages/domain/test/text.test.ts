@@ -1,5 +1,5 @@
 import t from 'tap';
-import { findTextProblem, scriptProblem, textProblem, withoutControlCharacters } from '../src/text.ts';
+import { findTextProblem, MAX_NESTING, scriptProblem, textProblem, withoutControlCharacters } from '../src/text.ts';
 
 t.test('control characters and lone surrogates are refused; tab and line breaks only in free text', async (t) => {
   t.equal(textProblem('Grandma’s borscht — 2 ☕ 🍲', 'text'), null, 'any real text');
@@ -24,6 +24,16 @@ t.test('the first bad string of a value, as a JSON Pointer', async (t) => {
     message: 'name must not contain control characters',
   });
   t.equal(findTextProblem({ n: 1, b: true, x: null, s: 'fine' }, '/body', 'text'), null);
+});
+
+t.test('a value nested deeper than MAX_NESTING is a problem, not a stack overflow', async (t) => {
+  const nest = (levels: number) => JSON.parse('['.repeat(levels) + ']'.repeat(levels));
+  t.equal(findTextProblem(nest(MAX_NESTING), '/body', 'text'), null, 'as deep as allowed');
+  t.same(findTextProblem(nest(MAX_NESTING + 1), '/body', 'text'), {
+    path: `/body${'/0'.repeat(MAX_NESTING)}`,
+    message: `must not nest more than ${MAX_NESTING} levels deep`,
+  });
+  t.equal(findTextProblem(nest(100_000), '/body', 'text')?.message, 'must not nest more than 32 levels deep');
 });
 
 t.test('a text in the script of its language, or the reason it is not', async (t) => {

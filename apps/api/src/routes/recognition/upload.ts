@@ -9,6 +9,15 @@ import { MAX_IMAGE_BYTES, MAX_IMAGES } from './schemas.ts';
 const tooLarge = () =>
   new HttpError(413, 'payload_too_large', `each image may be at most ${MAX_IMAGE_BYTES / 1024 / 1024} MiB`);
 
+/**
+ * What the multipart parser throws for a body it cannot read (no boundary, cut short before its end) is the
+ * client's error; its own limits' errors carry their status (413).
+ */
+function unreadable(err: Error): never {
+  if ((err as { statusCode?: number }).statusCode) throw err;
+  throw badRequest(`the multipart body cannot be read: ${err.message}`, 'validation_failed');
+}
+
 /** An image within the size limit, normalised (see `normalisePhoto`). */
 async function accept(data: Buffer): Promise<UploadedImage> {
   if (data.length > MAX_IMAGE_BYTES) throw tooLarge();
@@ -29,16 +38,19 @@ export async function readSubmission(
   const images: UploadedImage[] = [];
   let fields: Record<string, unknown> = {};
   if (request.isMultipart()) {
-    for await (const part of request.parts({
-      limits: { fileSize: MAX_IMAGE_BYTES, files: MAX_IMAGES + 1, fields: 20, fieldSize: 1024 },
-    })) {
+    const limits = { fileSize: MAX_IMAGE_BYTES, files: MAX_IMAGES + 1, fields: 20, fieldSize: 1024 };
+    const parts = request.parts({ limits })[Symbol.asyncIterator]();
+    for (;;) {
+      const next = await parts.next().catch(unreadable);
+      if (next.done) break;
+      const part = next.value;
       if (part.type === 'file') {
         if (part.fieldname !== 'image' && part.fieldname !== 'images')
           throw badRequest(`unexpected file field ${part.fieldname}`, 'validation_failed');
         // One original at a time: each is decoded and shrunk before the next file is read.
         // Not `part.toBuffer()`: @fastify/multipart caches its result on the part, and the part on the request's
         // fields, so every original of a submission (ten of 8 MiB) would stay in memory until the request ends.
-        const data = await buffer(part.file);
+        const data = await buffer(part.file).catch(unreadable);
         if (part.file.truncated) throw tooLarge();
         if (images.length >= count.max) throw badRequest(`at most ${count.max} image(s)`, 'too_many_images');
         images.push(await accept(data));
