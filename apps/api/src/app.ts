@@ -8,6 +8,7 @@ import type { TSchema } from 'typebox';
 import { splitList, type Config } from './config.ts';
 import { ErrorSchema } from './schemas.ts';
 import { clientErrorHandler, HttpError } from './errors.ts';
+import { pageCursors } from './cursor.ts';
 import { noopVerifier } from './identity/noop.ts';
 import { oidcVerifier, wellKnownProviders, type OidcProvider } from './identity/oidc.ts';
 import type { IdentityVerifier } from './identity/verifier.ts';
@@ -217,6 +218,7 @@ export async function buildApp(config: Config, options: AppOptions = {}) {
   };
   await app.register(rateLimitPlugin, limits);
   app.decorate('draining', false);
+  app.decorate('cursors', pageCursors(config.JWT_SECRET));
   // While draining, every response closes its connection: a keep-alive client would otherwise hold shutdown open.
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (app.draining) reply.header('connection', 'close');

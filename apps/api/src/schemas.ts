@@ -72,7 +72,8 @@ export const Version = Type.Integer({
 export const MealType = Type.Enum([...MEAL_TYPES]);
 
 export const Limit = Type.Integer({ minimum: 1, maximum: 100, default: 20 });
-export const Cursor = Type.String({ minLength: 1, maxLength: 200 });
+// No length limit here: a cursor too long to be one is a malformed cursor (invalid_cursor), not a validation error.
+export const Cursor = Type.String({ minLength: 1 });
 
 export const Page = <T extends TSchema>(item: T) =>
   Type.Object({ items: Type.Array(item), next_cursor: Nullable(Type.String()) });

@@ -107,3 +107,42 @@ t.test("/ai/jobs and /ai/product-jobs page by id, and only the caller's", async 
   );
   assertError(t, await alice({ method: 'GET', url: '/ai/jobs?cursor=InguIg' }), 400, 'invalid_cursor');
 });
+
+t.test('a cursor is good only where it was handed out: another route, user or search is 400', async (t) => {
+  const { app, sql } = await buildTestApp(t);
+  const alice = as(app, await login(app, 'alice'));
+  const bob = as(app, await login(app, 'bob'));
+  const recipes = await sql<{ id: string }[]>`SELECT id FROM recipes WHERE source = 'catalog' ORDER BY id LIMIT 3`;
+  for (const user of [alice, bob])
+    for (const r of recipes)
+      t.equal((await user({ method: 'POST', url: '/saved-recipes', payload: { recipe_id: r.id } })).statusCode, 201);
+  const cursorOf = async (user: Caller, url: string) => {
+    const res = await user({ method: 'GET', url });
+    t.equal(res.statusCode, 200, url);
+    t.type(res.json().next_cursor, 'string', `${url} has a next page`);
+    return res.json().next_cursor as string;
+  };
+  const page = (user: Caller, url: string, cursor: string) =>
+    user({ method: 'GET', url: `${url}${url.includes('?') ? '&' : '?'}cursor=${encodeURIComponent(cursor)}` });
+
+  const alices = await cursorOf(alice, '/saved-recipes?limit=1');
+  t.equal((await page(alice, '/saved-recipes?limit=1', alices)).statusCode, 200, 'her own cursor');
+  // Bob holds three bookmarks: Alice's cursor once gave him an empty page, hiding them.
+  assertError(t, await page(bob, '/saved-recipes?limit=1', alices), 400, 'invalid_cursor');
+  const dishes = await cursorOf(alice, '/dishes?limit=1');
+  for (const url of ['/saved-recipes', '/ai/jobs', '/ai/product-jobs/history', '/diary/recent'])
+    assertError(t, await page(alice, url, dishes), 400, 'invalid_cursor');
+  const tampered = `${alices.slice(0, 5)}${alices[5] === 'A' ? 'B' : 'A'}${alices.slice(6)}`;
+  assertError(t, await page(alice, '/saved-recipes?limit=1', tampered), 400, 'invalid_cursor');
+  const long = Buffer.from(JSON.stringify('x'.repeat(5000))).toString('base64url');
+  assertError(t, await page(alice, '/saved-recipes?limit=1', long), 400, 'invalid_cursor');
+
+  // Product search pages are everyone's: the same search's cursor works for any user, another search's does not.
+  const milk = await cursorOf(alice, '/products/search?q=milk&limit=1');
+  const alicesNext = await page(alice, '/products/search?q=milk&limit=1', milk);
+  const bobsNext = await page(bob, '/products/search?q=Milk&limit=1', milk);
+  t.equal(bobsNext.statusCode, 200);
+  t.same(bobsNext.json().items, alicesNext.json().items, 'the same next page');
+  assertError(t, await page(alice, '/products/search?q=bread&limit=1', milk), 400, 'invalid_cursor');
+  assertError(t, await page(alice, '/dishes/search?q=borscht', milk), 400, 'invalid_cursor');
+});

@@ -4,7 +4,7 @@ import { catalogRepository } from '@nutrition/db/repositories';
 import { isRestrictedCirculation, normalizeBarcode } from '@nutrition/domain';
 import { errors, IdParams } from '../../schemas.ts';
 import { badRequest, HttpError, notFound } from '../../errors.ts';
-import { decodeCursor, encodeCursor, isUuid } from '../../cursor.ts';
+import { callerScope, isUuid } from '../../cursor.ts';
 import { httpCache } from '../../http-cache.ts';
 import { TextCache } from '../../text-cache.ts';
 import {
@@ -59,10 +59,13 @@ const catalog: FastifyPluginAsyncTypebox<{ searchCacheMegabytes: number }> = asy
     },
     async (request) => {
       const { limit = DEFAULT_LIMIT, cursor, ...filters } = request.query;
-      const after = decodeCursor(cursor, isUuid);
+      const after = app.cursors.after(callerScope(request), cursor, isUuid);
       const rows = await repo.listDishes(filters, request.language, limit + 1, after);
       const items = rows.slice(0, limit);
-      return { items, next_cursor: rows.length > limit ? encodeCursor(items.at(-1)!.id) : null };
+      return {
+        items,
+        next_cursor: rows.length > limit ? app.cursors.next(callerScope(request), items.at(-1)!.id) : null,
+      };
     },
   );
 
@@ -82,13 +85,16 @@ const catalog: FastifyPluginAsyncTypebox<{ searchCacheMegabytes: number }> = asy
       const q = request.query.q.trim();
       if (!q) throw badRequest('q must not be blank', 'validation_failed');
       const limit = request.query.limit ?? DEFAULT_LIMIT;
-      const after = decodeCursor(request.query.cursor, isKeyset);
+      const after = app.cursors.after(callerScope(request), request.query.cursor, isKeyset);
       const rows = await repo.searchDishes(request.user.id, q, request.language, limit + 1, after);
       const items = rows.slice(0, limit);
       const last = items.at(-1);
       return {
         items,
-        next_cursor: rows.length > limit && last ? encodeCursor({ score: last.score, id: last.id }) : null,
+        next_cursor:
+          rows.length > limit && last
+            ? app.cursors.next(callerScope(request), { score: last.score, id: last.id })
+            : null,
       };
     },
   );
@@ -139,7 +145,10 @@ const catalog: FastifyPluginAsyncTypebox<{ searchCacheMegabytes: number }> = asy
       if (!q) throw badRequest('q must not be blank', 'validation_failed');
       const limit = request.query.limit ?? DEFAULT_LIMIT;
       const { cursor, category } = request.query;
-      const after = decodeCursor(cursor, isKeyset);
+      // Every user's page of a search is the same (products are everyone's): its cursor is the search's, so that
+      // answers stay shared.
+      const scope = JSON.stringify(['products', ingredientsOnly, category, q.toLowerCase()]);
+      const after = app.cursors.after(scope, cursor, isKeyset);
       // Search folds case, so `Milk` and `milk` share an answer.
       const key = JSON.stringify([ingredientsOnly, request.language, limit, category, cursor, q.toLowerCase()]);
       const generation = searches.generation;
@@ -155,7 +164,7 @@ const catalog: FastifyPluginAsyncTypebox<{ searchCacheMegabytes: number }> = asy
           category,
           ingredientsOnly,
         });
-        const next = page.last ? JSON.stringify(encodeCursor(page.last)) : 'null';
+        const next = page.last ? JSON.stringify(app.cursors.next(scope, page.last)) : 'null';
         text = `{"items":${page.items},"next_cursor":${next}}`;
         searches.set(key, generation, '', text);
       }

@@ -9,7 +9,7 @@ import { createOnce } from '../../client-ids.ts';
 import { ifMatchVersion, IfMatchHeader, preconditionFailed } from '../../if-match.ts';
 import { Counter } from 'prom-client';
 import { TextCache } from '../../text-cache.ts';
-import { decodeCursor, encodeCursor, isTimestamp, isUuid } from '../../cursor.ts';
+import { callerScope, isTimestamp, isUuid } from '../../cursor.ts';
 import { DiaryDay, DiaryEntry, DiaryQuery, EntryPatch, NewEntry, RecentItem, RecentQuery } from './schemas.ts';
 
 const jobAlreadyLinked = () =>
@@ -309,7 +309,7 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
     },
     async (request) => {
       const limit = request.query.limit ?? 20;
-      const after = decodeCursor(request.query.cursor, isRecentCursor);
+      const after = app.cursors.after(callerScope(request), request.query.cursor, isRecentCursor);
       const rows = await entries.recent(
         request.user.id,
         request.language,
@@ -320,7 +320,8 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
       const last = page.at(-1);
       return {
         items: page.map(({ page_at: _at, page_key: _key, ...item }) => item),
-        next_cursor: rows.length > limit && last ? encodeCursor([last.page_at, last.page_key]) : null,
+        next_cursor:
+          rows.length > limit && last ? app.cursors.next(callerScope(request), [last.page_at, last.page_key]) : null,
       };
     },
   );

@@ -8,7 +8,7 @@ import { pantryRepository, recognitionRepository, type JobRow, type UploadedImag
 import { estimatedSeconds, implausibleQuantity, isValidDate, MEAL_TYPES, startOfDayIn } from '@nutrition/domain';
 import { Cursor, errors, IdParams, Limit, Page } from '../../schemas.ts';
 import { conflict, HttpError, notFound, validationFailed } from '../../errors.ts';
-import { decodeCursor, encodeCursor, isUuid } from '../../cursor.ts';
+import { callerScope, isUuid } from '../../cursor.ts';
 import { openEventStream } from '../../sse.ts';
 import { jobState, type JobState } from '../../plugins/events.ts';
 import { fingerprint, idempotent } from '../../idempotency.ts';
@@ -213,13 +213,14 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
   );
   /** One page of a newest-first job list, read with one row more than the limit to know whether more follow. */
   const page = async <T extends { id: string }>(
-    query: { limit?: number; cursor?: string },
+    request: FastifyRequest<{ Querystring: { limit?: number; cursor?: string } }>,
     read: (limit: number, beforeId: string | undefined) => Promise<T[]>,
   ) => {
-    const limit = query.limit ?? 20;
-    const rows = await read(limit + 1, decodeCursor(query.cursor, isUuid));
+    const limit = request.query.limit ?? 20;
+    const scope = callerScope(request);
+    const rows = await read(limit + 1, app.cursors.after(scope, request.query.cursor, isUuid));
     const items = rows.slice(0, limit);
-    return { items, next_cursor: rows.length > limit ? encodeCursor(items.at(-1)!.id) : null };
+    return { items, next_cursor: rows.length > limit ? app.cursors.next(scope, items.at(-1)!.id) : null };
   };
 
   app.get(
@@ -236,7 +237,7 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
     async (request) => {
       const { zone, today } = await app.userTime(request);
       const since = startOfDayIn(zone, today);
-      return page(request.query, async (limit, before) =>
+      return page(request, async (limit, before) =>
         (await jobs.unlinkedDishJobsSince(request.user.id, since, request.language, limit, before)).map(asDishJob),
       );
     },
@@ -285,7 +286,7 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
     },
     async (request) => {
       const since = new Date(app.now().getTime() - 24 * 3600_000);
-      return page(request.query, async (limit, before) =>
+      return page(request, async (limit, before) =>
         (await jobs.productJobsSince(request.user.id, since, request.language, limit, before)).map(asProductJob),
       );
     },
@@ -302,7 +303,7 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
       },
     },
     async (request) =>
-      page(request.query, async (limit, before) =>
+      page(request, async (limit, before) =>
         (await jobs.productJobHistory(request.user.id, request.language, limit, before)).map(asProductJob),
       ),
   );

@@ -16,7 +16,7 @@ import {
   Version,
 } from '../../schemas.ts';
 import { notFound } from '../../errors.ts';
-import { decodeCursor, encodeCursor, isUuid } from '../../cursor.ts';
+import { callerScope, isUuid } from '../../cursor.ts';
 import { createOnce } from '../../client-ids.ts';
 
 export const Bookmark = named(
@@ -96,11 +96,14 @@ const savedRecipes: FastifyPluginAsyncTypebox = async (app) => {
         request.user.id,
         request.language,
         limit + 1,
-        decodeCursor(request.query.cursor, isUuid),
+        app.cursors.after(callerScope(request), request.query.cursor, isUuid),
         request.query.recipe_id,
       );
       const items = rows.slice(0, limit);
-      return { items, next_cursor: rows.length > limit ? encodeCursor(items.at(-1)!.id) : null };
+      return {
+        items,
+        next_cursor: rows.length > limit ? app.cursors.next(callerScope(request), items.at(-1)!.id) : null,
+      };
     },
   );
 

@@ -16,7 +16,7 @@ import {
   Version,
 } from '../../schemas.ts';
 import { notFound, validationFailed } from '../../errors.ts';
-import { decodeCursor, encodeCursor, isTimestamp, isUuid } from '../../cursor.ts';
+import { callerScope, isTimestamp, isUuid } from '../../cursor.ts';
 import { createOnce } from '../../client-ids.ts';
 import { ifMatchVersion, IfMatchHeader, preconditionFailed } from '../../if-match.ts';
 
@@ -124,14 +124,16 @@ const userProducts: FastifyPluginAsyncTypebox = async (app) => {
       const rows = await pantry.list(request.user.id, request.language, await app.userTime(request), {
         expiringWithinDays: request.query.expiring_within_days,
         limit: limit + 1,
-        after: decodeCursor(request.query.cursor, isKeyset),
+        after: app.cursors.after(callerScope(request), request.query.cursor, isKeyset),
       });
       const items = rows.slice(0, limit);
       const last = items.at(-1);
       return {
         items,
         next_cursor:
-          rows.length > limit && last ? encodeCursor({ expires_at: last.expires_at.toISOString(), id: last.id }) : null,
+          rows.length > limit && last
+            ? app.cursors.next(callerScope(request), { expires_at: last.expires_at.toISOString(), id: last.id })
+            : null,
       };
     },
   );
