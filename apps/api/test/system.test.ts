@@ -61,6 +61,22 @@ t.test('a lost database connection is a 503 to retry, never a 500', async (t) =>
   }
 });
 
+t.test('a transaction PostgreSQL ends for a deadlock is a 503 to retry, and the retry goes through', async (t) => {
+  const { app, sql } = await buildTestApp(t);
+  const a = as(app, await login(app, 'victim'));
+  const [recipe] = await sql`SELECT id FROM recipes WHERE source = 'catalog' LIMIT 1`;
+  await sql.unsafe(`
+    CREATE FUNCTION victim() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'deadlock detected' USING ERRCODE = 'deadlock_detected'; END $$;
+    CREATE TRIGGER victim BEFORE INSERT ON user_saved_recipes FOR EACH ROW EXECUTE FUNCTION victim();`);
+  const save = () => a({ method: 'POST', url: '/saved-recipes', payload: { recipe_id: recipe!.id } });
+  const ended = await save();
+  assertError(t, ended, 503, 'busy');
+  t.equal(ended.headers['retry-after'], '1');
+  await sql`DROP TRIGGER victim ON user_saved_recipes`;
+  t.equal((await save()).statusCode, 201, 'sent again, it is saved');
+});
+
 t.test('CORS: localhost origins allowed with the contract headers, others refused', async (t) => {
   const { app } = await buildTestApp(t);
   for (const origin of ['http://localhost:8081', 'http://127.0.0.1:19006', 'http://localhost']) {

@@ -41,6 +41,9 @@ const DATABASE_DOWN = new Set([
   '08006',
 ]);
 
+/** deadlock_detected and serialization_failure: the transaction was rolled back and may be run again. */
+const RETRY_CODES = new Set(['40P01', '40001']);
+
 function isDatabaseUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' && DATABASE_DOWN.has(code);
@@ -102,6 +105,16 @@ export default fp(
           .status(503)
           .header('retry-after', '2')
           .send(errorBody(503, 'database_unavailable', 'The database is unavailable, try again shortly', request.id));
+      }
+      // A transaction PostgreSQL ended to break a deadlock (or a serialization conflict) was rolled back whole: the
+      // same request may simply be sent again. Writes take their locks in one order (see lockOwner), so this is a
+      // backstop, logged as an error to look into.
+      if (RETRY_CODES.has((error as { code?: unknown }).code as string)) {
+        request.log.error({ err: error }, 'transaction ended by a lock conflict: answered busy');
+        return reply
+          .status(503)
+          .header('retry-after', '1')
+          .send(errorBody(503, 'busy', 'The service is busy, try again shortly', request.id));
       }
       // A row of the caller's whose user is gone: the account was deleted while the request ran, and its sessions
       // with it. Every row a request writes is the caller's, so any foreign key to users says so.
