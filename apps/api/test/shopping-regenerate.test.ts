@@ -88,3 +88,40 @@ t.test('regenerating a shopping list keeps the ids (and ticks) of the lines that
     "another user's list is untouched",
   );
 });
+
+t.test('a product or name on two lines (units that do not convert): regenerated, the same lines and ids', async (t) => {
+  const { app, sql } = await buildTestApp(t);
+  const session = await login(app, 'two-units');
+  const a = as(app, session);
+  const week = weekStart(todayUtc());
+  const [egg] = await sql`SELECT id FROM products WHERE code = 'egg'`;
+  const [dish] = await sql`INSERT INTO dishes (source, created_by) VALUES ('user', ${session.user.id}) RETURNING id`;
+  await sql`INSERT INTO dish_translations (dish_id, language_code, name) VALUES (${dish!.id}, 'en', 'Egg test')`;
+  const [recipe] = await sql`
+    INSERT INTO recipes (dish_id, is_default, source, servings, calories_per_serving, created_by)
+    VALUES (${dish!.id}, true, 'user', 1, 500, ${session.user.id}) RETURNING id`;
+  await sql`
+    INSERT INTO recipe_ingredients (recipe_id, position, product_id, name, quantity, unit_code) VALUES
+      (${recipe!.id}, 1, ${egg!.id}, NULL, 2, 'piece'), (${recipe!.id}, 2, ${egg!.id}, NULL, 1, 'pack'),
+      (${recipe!.id}, 3, NULL, 'Magic dust', 1, 'tsp'), (${recipe!.id}, 4, NULL, 'Magic dust', 1, 'pinch')`;
+  const put = await a({
+    method: 'PUT',
+    url: '/menu',
+    payload: { week_start: week, items: [{ date: week, meal_type: 'breakfast', recipe_id: recipe!.id, servings: 1 }] },
+  });
+  t.equal(put.statusCode, 200);
+  const generate = async () => {
+    const res = await a({ method: 'POST', url: '/shopping-list/generate', payload: { week_start: week } });
+    t.equal(res.statusCode, 200);
+    return itemsOf(res.json());
+  };
+  const first = await generate();
+  t.equal(first.filter((i) => i.name === 'Magic dust').length, 2, 'a name in two units: two lines');
+  for (let i = 0; i < 2; i++) {
+    // Each regeneration added one more copy of such a line, kept beside the old one.
+    const again = await generate();
+    t.same(again.map((i) => i.id).sort(), first.map((i) => i.id).sort(), 'the same lines, with their ids');
+  }
+  const read = itemsOf((await a({ method: 'GET', url: `/shopping-list?week_start=${week}` })).json());
+  t.equal(read.length, first.length, 'as read back');
+});

@@ -107,20 +107,24 @@ export function shoppingRepository(sql: Queryable) {
         ON CONFLICT (user_id, week_start) DO UPDATE SET generated_at = now()
         RETURNING id`;
       const listId = list!.id;
-      const existing = await sql<{ id: string; key: string }[]>`
-        SELECT id, COALESCE(product_id::text, lower(name)) AS key FROM shopping_list_items
+      const existing = await sql<{ id: string; key: string; unit_code: string }[]>`
+        SELECT id, COALESCE(product_id::text, lower(name)) AS key, unit_code FROM shopping_list_items
         WHERE shopping_list_id = ${listId} AND NOT is_manual ORDER BY id`;
-      const byKey = new Map(existing.map((row) => [row.key, row.id]));
+      // A product or name can stand on several lines (needs in units that do not convert): each old line goes to one
+      // new line at most, one in its unit first, and the old lines left over are deleted.
+      const byKey = Map.groupBy(existing, (row) => row.key);
       const kept: { id: string; line: ShoppingLine }[] = [];
       const added: ShoppingLine[] = [];
       for (const line of lines) {
-        const id = byKey.get(line.productId ?? line.name.toLowerCase());
-        if (id) {
-          byKey.delete(line.productId ?? line.name.toLowerCase());
-          kept.push({ id, line });
-        } else added.push(line);
+        const rows = byKey.get(line.productId ?? line.name.toLowerCase()) ?? [];
+        const match = Math.max(
+          rows.findIndex((row) => row.unit_code === line.unitCode),
+          rows.length > 0 ? 0 : -1,
+        );
+        if (match >= 0) kept.push({ id: rows.splice(match, 1)[0]!.id, line });
+        else added.push(line);
       }
-      const gone = [...byKey.values()];
+      const gone = [...byKey.values()].flat().map((row) => row.id);
       if (gone.length > 0) await sql`DELETE FROM shopping_list_items WHERE id = ANY(${gone}::uuid[])`;
       if (kept.length > 0) {
         const rows = kept.map(({ id, line }) => ({
