@@ -552,3 +552,44 @@ t.test('personal data', async (t) => {
     t.equal((await a({ method: 'DELETE', url: `/saved-recipes/${bookmark.id}` })).statusCode, 204);
   });
 });
+
+t.test(
+  'a dish logged by grams: more than 50 portions is 400; a dish of unknown weight keeps its portions',
+  async (t) => {
+    const { app, sql } = await buildTestApp(t);
+    const a = as(app, await login(app, 'by-grams'));
+    const [small] = await sql`
+    SELECT d.id AS dish_id, r.serving_g::float8 AS serving_g FROM dishes d
+    JOIN recipes r ON r.dish_id = d.id AND r.is_default
+    WHERE r.serving_g IS NOT NULL AND d.source = 'catalog' ORDER BY r.serving_g LIMIT 1`;
+    const log = (portion_g: number) =>
+      a({
+        method: 'POST',
+        url: '/diary',
+        payload: { date: '2026-03-12', meal_type: 'lunch', dish_id: small!.dish_id, portion_g },
+      });
+    // 60 servings were logged as 50 (the diary's limit), showing the grams of 60 with the nutrition of 50.
+    assertError(t, await log(Math.ceil(small!.serving_g * 60)), 400, 'validation_failed');
+    const fifty = await log(Math.floor(small!.serving_g * 50));
+    t.equal(fifty.statusCode, 201);
+    t.ok(fifty.json().portions <= 50 && fifty.json().portions > 49.9, 'up to 50 portions');
+    assertError(
+      t,
+      await a({ method: 'PATCH', url: `/diary/${fifty.json().id}`, payload: { portion_g: small!.serving_g * 51 } }),
+      400,
+      'validation_failed',
+    );
+    // A dish logged by name has no serving weight: new grams said 1 portion, replacing the 3 logged.
+    const stub = await a({
+      method: 'POST',
+      url: '/diary',
+      payload: { date: '2026-03-12', meal_type: 'dinner', name: 'Grandma special zzq', portions: 3 },
+    });
+    t.equal(stub.statusCode, 201);
+    const patched = await a({ method: 'PATCH', url: `/diary/${stub.json().id}`, payload: { portion_g: 300 } });
+    t.equal(patched.statusCode, 200);
+    t.equal(patched.json().portions, 3, 'the portions logged stay');
+    t.equal(patched.json().portion_g, 300);
+    t.equal(patched.json().calories, stub.json().calories, 'and so does the nutrition');
+  },
+);

@@ -131,14 +131,18 @@ export function recipePerServing(
   };
 }
 
+/** The most portions a diary entry takes. */
+export const MAX_PORTIONS = 50;
+
 /**
  * Portions in `grams` of a dish whose serving weighs `servingG` (a recognised 350 g plate of a 250 g serving is 1.4
- * portions), rounded to 0.001 (so grams stay in proportion: 100 g and 1000 g of a dish differ tenfold within 0.1 %)
- * and kept within what a diary entry takes; 1 when the serving weight is unknown.
+ * portions), rounded to 0.001 (so grams stay in proportion: 100 g and 1000 g of a dish differ tenfold within 0.1 %),
+ * at least 0.001; null when the serving weight is unknown, since the grams then say nothing of portions. Not capped:
+ * more than MAX_PORTIONS is the caller's to refuse, as the entry would otherwise not hold what the grams say.
  */
-export function portionsOfGrams(grams: number, servingG: number | null): number {
-  if (!servingG || servingG <= 0) return 1;
-  return Math.min(50, Math.max(0.001, Math.round((grams / servingG) * 1000) / 1000));
+export function portionsOfGrams(grams: number, servingG: number | null): number | null {
+  if (!servingG || servingG <= 0) return null;
+  return Math.max(0.001, Math.round((grams / servingG) * 1000) / 1000);
 }
 
 /** Scales per-serving values by a number of portions (1.5 portions of a recipe). */

@@ -112,8 +112,8 @@ t.test('portions of a weighed plate follow the serving weight', async (t) => {
   t.equal(portionsOfGrams(350, 250), 1.4);
   t.equal(portionsOfGrams(100, 400), 0.25);
   t.equal(portionsOfGrams(1000, 400), 2.5, 'ten times the grams, ten times the food');
-  t.equal(portionsOfGrams(300, null), 1, 'unknown serving weight: one portion');
-  t.equal(portionsOfGrams(10000, 20), 50, 'within the diary limit');
+  t.equal(portionsOfGrams(300, null), null, 'unknown serving weight: the grams say nothing of portions');
+  t.equal(portionsOfGrams(2358, 39.3), 60, 'not capped: more than the diary takes is the caller to refuse');
   t.equal(portionsOfGrams(100, 647.8), 0.154, 'to 0.001: 100 g of a 648 g serving');
 });
 

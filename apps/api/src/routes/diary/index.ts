@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { diaryRepository, energyInputs, type InsertedDiaryEntry, type StoredProfile } from '@nutrition/db/repositories';
-import { dayWithEntry, energyProfile, isValidDate, portionsOfGrams, todayIn } from '@nutrition/domain';
+import { dayWithEntry, energyProfile, isValidDate, MAX_PORTIONS, portionsOfGrams, todayIn } from '@nutrition/domain';
 import { errors, IdParams, Nullable } from '../../schemas.ts';
 import { conflict, notFound, validationFailed } from '../../errors.ts';
 import { violatedForeignKey, violatedUnique } from '@nutrition/db';
@@ -22,6 +22,16 @@ const DAY_MAX_AGE_MS = 60_000;
  * The meal diary: entries for dishes (always resolved to a recipe) or catalog products, nutrition computed at read
  * time.
  */
+/** Portions from grams, refused past what an entry takes (it would not hold the nutrition of the grams it shows). */
+function withinPortions(portions: number, servingG: number | null): number {
+  if (portions > MAX_PORTIONS)
+    throw validationFailed(
+      '/body/portion_g',
+      `is more than ${MAX_PORTIONS} portions of this dish (a serving is ${servingG} g): log it as several entries`,
+    );
+  return portions;
+}
+
 /** A `/diary/recent` page's end: the last item's latest use at full precision, and its dish or product id. */
 const isRecentCursor = (v: unknown): v is [string, string] =>
   Array.isArray(v) &&
@@ -183,10 +193,14 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
             recipe = await diary.dishRecipe(userId, dishId);
             if (!recipe) throw notFound('Dish');
           }
-          // Grams without portions: as many portions as the grams make of the recipe's serving.
+          // Grams without portions: as many portions as the grams make of the recipe's serving (one when its weight
+          // is unknown).
           const portions = !recipe
             ? null
-            : (body.portions ?? (body.portion_g === undefined ? 1 : portionsOfGrams(body.portion_g, recipe.serving_g)));
+            : (body.portions ??
+              (body.portion_g === undefined
+                ? 1
+                : withinPortions(portionsOfGrams(body.portion_g, recipe.serving_g) ?? 1, recipe.serving_g)));
           const inserted = await diary
             .insert(
               userId,
@@ -254,12 +268,14 @@ const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app,
           throw validationFailed('/body/portions', 'applies to dish entries; use portion_g');
         if (body.portion_g === null) throw validationFailed('/body/portion_g', 'is required for a product entry');
       }
-      // New grams on a dish entry without new portions: the portions follow the grams.
-      const portions =
-        body.portions ??
-        (entry.recipe_id && typeof body.portion_g === 'number'
-          ? portionsOfGrams(body.portion_g, await entries.servingGrams(entry.recipe_id))
-          : undefined);
+      // New grams of a dish without new portions: the portions follow the grams, unless the serving weight is
+      // unknown (a stub dish); then the portions logged stay.
+      let portions = body.portions;
+      if (portions === undefined && entry.recipe_id && typeof body.portion_g === 'number') {
+        const servingG = await entries.servingGrams(entry.recipe_id);
+        const fromGrams = portionsOfGrams(body.portion_g, servingG);
+        if (fromGrams !== null) portions = withinPortions(fromGrams, servingG);
+      }
       const changed = await entries.update(
         userId,
         id,
