@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createSigner } from 'fast-jwt';
 import { assertError, buildTestApp } from './helpers.ts';
+import { JwksCache } from '../src/identity/jwks.ts';
 
 /** A real identity provider's key endpoint on loopback: JWKS over HTTP, keys rotatable, able to go down. */
 async function jwksServer(t: Test) {
@@ -102,4 +103,39 @@ t.test('an unreachable provider is 503, not 401, and logins work once it is back
   assertError(t, await loginWith(idp.sign('k1', claims)), 503, 'identity_provider_unavailable');
   idp.setDown(false);
   t.equal((await loginWith(idp.sign('k1', claims))).statusCode, 200);
+});
+
+t.test('signed claims that are no identifier are 401, never stored (were 500s and "[object Object]")', async (t) => {
+  const idp = await jwksServer(t);
+  idp.addKey('k1');
+  const loginWith = await customProviderLogin(t, idp.url);
+  const now = Math.floor(Date.now() / 1000);
+  const claims = { iss: ISSUER, aud: AUDIENCE, iat: now, exp: now + 600 };
+  for (const sub of ['abc\u0000def', null, 'x'.repeat(4000), '', { x: 1 }, ['a'], 42])
+    assertError(t, await loginWith(idp.sign('k1', { ...claims, sub })), 401, 'invalid_id_token');
+  for (const email of ['a\u0000b@example.test', { x: 1 }, ['a@b.c'], 42, `${'x'.repeat(320)}@e.test`]) {
+    const res = await loginWith(idp.sign('k1', { ...claims, sub: `odd-email-${JSON.stringify(email).length}`, email }));
+    t.equal(res.statusCode, 200, `email ${JSON.stringify(email).slice(0, 30)}: signed in`);
+    t.equal(res.json().user.email, null, 'without that email');
+  }
+  const fine = await loginWith(idp.sign('k1', { ...claims, sub: 'fine', email: 'fine@example.test' }));
+  t.equal(fine.json().user.email, 'fine@example.test');
+});
+
+t.test('a key endpoint that sends its body a byte at a time fails within the deadline', async (t) => {
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const timer = setInterval(() => res.write(' '), 50);
+    res.on('close', () => clearInterval(timer));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => {
+    server.closeAllConnections();
+    return new Promise<void>((done) => server.close(() => done()));
+  });
+  const jwks = new JwksCache(300);
+  const started = Date.now();
+  await t.rejects(jwks.key(`http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`, 'k1'));
+  t.ok(Date.now() - started < 2000, `gave up after ${Date.now() - started} ms (bodyTimeout alone: never)`);
 });

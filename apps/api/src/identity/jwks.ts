@@ -44,7 +44,9 @@ export class JwksCache {
   }
 
   private async load(url: string): Promise<CachedSet> {
-    const res = await request(url, { headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
+    // One deadline for the whole answer: bodyTimeout bounds only the pause between chunks, so a body sent a byte a
+    // second held every login waiting on this fetch for minutes.
+    const res = await request(url, { signal: AbortSignal.timeout(this.timeoutMs) });
     if (res.statusCode !== 200) {
       await res.body.dump();
       throw new Error(`JWKS ${url} answered ${res.statusCode}`);

@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { createVerifier, createDecoder, type DecodedJwt } from 'fast-jwt';
 import { JwksCache } from './jwks.ts';
+import { textProblem } from '@nutrition/domain';
 import { IdentityProviderUnavailable, InvalidIdentityToken, type IdentityVerifier } from './verifier.ts';
 
 export interface OidcProvider {
@@ -35,6 +36,10 @@ export const wellKnownProviders = {
 };
 
 const decode = createDecoder({ complete: true });
+
+/** A non-empty string of at most `max` characters that is acceptable as a line of text. */
+const isIdentifier = (value: unknown, max: number): value is string =>
+  typeof value === 'string' && value.length > 0 && value.length <= max && textProblem(value, 'line') === null;
 
 /**
  * Verifies an OpenID Connect id_token: the provider is chosen by `iss`, the signature checked against its JWKS
@@ -77,7 +82,7 @@ export function oidcVerifier(providers: OidcProvider[], jwks = new JwksCache()):
       const iss = (header.payload as { iss?: unknown }).iss;
       const provider = typeof iss === 'string' ? byIssuer.get(iss) : undefined;
       if (!provider) throw new InvalidIdentityToken('id_token issuer is not accepted');
-      let claims: { sub: string; email?: string; email_verified?: boolean | string; iss: string };
+      let claims: { sub: unknown; email?: unknown; email_verified?: unknown; iss: string };
       try {
         claims = await verifiers.get(provider)!(idToken);
       } catch (err) {
@@ -86,10 +91,14 @@ export function oidcVerifier(providers: OidcProvider[], jwks = new JwksCache()):
         if (cause instanceof InvalidIdentityToken || cause instanceof IdentityProviderUnavailable) throw cause;
         throw new InvalidIdentityToken(`id_token rejected: ${(err as Error).message}`);
       }
+      // Signed claims are the provider's word, not necessarily well formed: a subject must be an identifier (as OpenID
+      // Connect defines it: at most 255 characters) and an email a line of text, or the user row cannot hold them.
+      if (!isIdentifier(claims.sub, 255)) throw new InvalidIdentityToken('id_token sub is not an identifier');
       // An address the provider has not verified is not shown as the user's.
       const verified =
         claims.email_verified === undefined || claims.email_verified === true || claims.email_verified === 'true';
-      return { provider: provider.name, subject: claims.sub, email: claims.email && verified ? claims.email : null };
+      const email = isIdentifier(claims.email, 320) && verified ? claims.email : null;
+      return { provider: provider.name, subject: claims.sub, email };
     },
   };
 }
