@@ -39,6 +39,34 @@ t.test('rate limits: 429 with Retry-After per user, stricter on model routes, pe
   }
 });
 
+t.test('a token on a public route changes nothing: counted per IP, never against its user', async (t) => {
+  const loose = await buildTestApp(t, { RATE_LIMIT_PER_MINUTE: '5', RATE_LIMIT_PUBLIC_PER_MINUTE: '1000' });
+  const old = await login(loose.app, 'victim');
+  await as(loose.app, old)({ method: 'POST', url: '/auth/logout', payload: { refresh_token: old.refresh_token } });
+  const fresh = await login(loose.app, 'victim');
+  // A logged-out token sent to a public route spent its user's budget: their live session then got 429.
+  for (let i = 0; i < 6; i++) await as(loose.app, old)({ method: 'GET', url: '/languages' });
+  const live = await as(loose.app, fresh)({ method: 'GET', url: '/profile' });
+  t.equal(live.statusCode, 200, "the user's budget is intact");
+
+  // A valid token lifted login off its per-IP limit onto its user's (larger) budget.
+  const strict = await buildTestApp(t, { RATE_LIMIT_PER_MINUTE: '1000', RATE_LIMIT_PUBLIC_PER_MINUTE: '3' });
+  const session = await login(strict.app, 'bypass');
+  const logins = [];
+  for (let i = 0; i < 3; i++)
+    logins.push(
+      (
+        await strict.app.inject({
+          method: 'POST',
+          url: '/auth/login',
+          payload: { id_token: 'bypass' },
+          headers: { authorization: `Bearer ${session.access_token}` },
+        })
+      ).statusCode,
+    );
+  t.same(logins, [200, 200, 429], 'the IP has its three logins, token or not');
+});
+
 t.test('metrics are scraped after real traffic', async (t) => {
   const { app } = await buildTestApp(t, { METRICS_TOKEN: 'scrape-me' });
   const a = as(app, await login(app, 'metered'));

@@ -23,17 +23,18 @@ const MINUTE_MS = 60_000;
 
 /**
  * Requests per minute, per user on authenticated routes (keyed by the verified token's user, so a forged token
- * cannot spend someone else's budget) and per IP on public ones. Counted in `onRequest`, before a body is read: a
+ * cannot spend someone else's budget) and per IP on public ones. A request refused for its token (401) is not
+ * counted: the token check is all the work it costs. Counted in `onRequest`, before a body is read: a
  * client over its budget cannot make the process parse a large upload. Model calls have a stricter budget of their
  * own. Answers 429 with Retry-After. Health, readiness and metrics are never limited (their routes opt out with
  * `config: { rateLimit: false }`). Counters live in each process.
  */
 export default fp(
   async (app: FastifyInstance, limits: RateLimits) => {
-    const userOf = (request: FastifyRequest) => {
-      if (!request.user?.id && request.headers.authorization) app.identify(request);
-      return request.user?.id;
-    };
+    // The user `authenticate` verified: it runs before this route-level hook on every protected route. Public routes
+    // have none, whatever token comes with them: a token neither lifts such a route off its per-IP limit nor spends
+    // the budget of a user who logged it out (looking the token up here did both).
+    const userOf = (request: FastifyRequest) => request.user?.id;
     await app.register(rateLimit, {
       global: true,
       hook: 'onRequest',
