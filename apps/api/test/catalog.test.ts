@@ -188,6 +188,18 @@ t.test('catalog', async (t) => {
     t.match(repeat.json().items[0], { name: String, score: Number, calories_per_100g: Number });
   });
 
+  t.test(
+    "a product's own name starting with the words ranks before another's other name starting with them",
+    async (t) => {
+      const first = async (q: string, lang: string) => (await search(q, lang, '/products/search'))[0]?.name ?? '';
+      // Egg is also known as "chicken egg", and kvass as "bread kvass": they came first for chicken and bread.
+      t.match(await first('chicken', 'en'), /^Chicken /, 'chicken: a chicken product');
+      t.match(await first('huhn', 'de'), /^Hühner/, 'huhn: not Ei');
+      t.equal(await first('bread', 'en'), 'Breadcrumbs', 'bread: not Kvass');
+      t.match(await first('milk', 'en'), /^Milk /, 'an exact other name still comes first');
+    },
+  );
+
   t.test('search folds case and accents the way people type: fr, es, de, tr, ru (ё = е)', async (t) => {
     const products = async (q: string, lang: string) => (await search(q, lang, '/products/search')).map((p) => p.name);
     t.match((await products('lait demi ecreme', 'fr'))[0] ?? '', /Lait demi-écrémé/, 'fr');

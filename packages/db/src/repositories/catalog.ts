@@ -325,8 +325,9 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
                    -- the whole name's likeness orders names holding the query; with the closest word's, corrections
                    CASE WHEN t.tier > 1 THEN similarity(c.search_name, ${folded})
                         ELSE (similarity(c.search_name, ${folded}) + word_similarity(${folded}, c.search_name)) / 2 END)
-                   -- within a tier, a product's own name before another name it is also known by
-                   * CASE WHEN c.is_primary THEN 1::float8 ELSE 0.9::float8 END))::numeric, 4) AS score
+                   -- within a tier, a product's own name well before another name it is also known by (at 0.9 the
+                   -- alias "chicken egg" tied with Chicken drumstick for chicken)
+                   * CASE WHEN c.is_primary THEN 1::float8 ELSE 0.5::float8 END))::numeric, 4) AS score
           FROM c
           -- computed once per candidate (OFFSET 0 keeps the subqueries from being inlined into every use)
           CROSS JOIN LATERAL (SELECT to_tsvector('simple', c.search_name) AS v OFFSET 0) v
