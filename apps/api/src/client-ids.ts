@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Queryable, violatedUnique } from '@nutrition/db';
 import { type ClientIdKind, syncRepository } from '@nutrition/db/repositories';
-import { conflict } from './errors.ts';
+import { conflict, HttpError } from './errors.ts';
 import { fingerprint, idempotent } from './idempotency.ts';
 
 /**
@@ -35,17 +35,21 @@ export async function createOnce(
   // Hashed only when an id or an Idempotency-Key asks for it: most creates carry neither.
   let kept: string | undefined;
   const hash = () => (kept ??= fingerprint({ ...(opts.body as object), id }));
+  const deleted = () => conflict('A row with this id was deleted; make a new id', 'id_conflict');
   const replay = async (id: string) => {
     const stored = await syncRepository(app.sql).clientRow(opts.kind, id);
     if (!stored) return null;
     if (stored.user_id !== request.user.id || stored.deleted || stored.client_hash !== hash())
-      throw conflict(
-        stored.deleted && stored.user_id === request.user.id
-          ? 'A row with this id was deleted; make a new id'
-          : 'This id names another row',
-        'id_conflict',
-      );
-    return reply.status(200).send(await opts.read(id));
+      throw stored.deleted && stored.user_id === request.user.id
+        ? deleted()
+        : conflict('This id names another row', 'id_conflict');
+    // Deleted by another device since the look above (a read finds nothing, or answers 404): as if it came first.
+    const row = await opts.read(id).catch((err: unknown) => {
+      if (err instanceof HttpError && err.statusCode === 404) return null;
+      throw err;
+    });
+    if (row == null) throw deleted();
+    return reply.status(200).send(row);
   };
   if (id !== undefined) {
     const answered = await replay(id);

@@ -83,3 +83,37 @@ for (const kind of ['diary', 'pantry'] as const) {
     t.equal(res.json().code, 'not_found');
   });
 }
+
+/**
+ * A create sent again with its client id answers with the stored row, read after the id is found. Another device's
+ * DELETE committed between the two: the retry answered 200 with `{}`. A lock on products holds the read back.
+ */
+for (const kind of ['diary', 'pantry'] as const) {
+  t.test(`${kind}: a create retried while another device deletes its row is 409 id_conflict`, async (t) => {
+    const { app, url, sql } = await buildTestApp(t);
+    const a = as(app, await login(app, `retry-gone-${kind}`));
+    const [milk] = await sql`SELECT id FROM products WHERE code = 'milk'`;
+    const id = crypto.randomUUID();
+    const [table, path, create] =
+      kind === 'diary'
+        ? ([
+            'meal_diary',
+            '/diary',
+            { id, date: '2026-11-20', meal_type: 'lunch', product_id: milk!.id, portion_g: 100 },
+          ] as const)
+        : (['user_products', '/user-products', { id, product_id: milk!.id, quantity: 1, unit_code: 'l' }] as const);
+    t.equal((await a({ method: 'POST', url: path, payload: create })).statusCode, 201);
+
+    const releaseProducts = await hold(url, (tx) => tx`LOCK TABLE products IN ACCESS EXCLUSIVE MODE`);
+    const retrying = a({ method: 'POST', url: path, payload: create });
+    await until(
+      () => sql`SELECT 1 FROM pg_locks WHERE relation = 'products'::regclass AND NOT granted`,
+      'the read of the stored row waits for products',
+    );
+    t.equal((await sql`DELETE FROM ${sql(table)} WHERE id = ${id} RETURNING id`).length, 1, 'deleted meanwhile');
+    await releaseProducts();
+    const res = await retrying;
+    t.equal(res.statusCode, 409, `answered ${res.statusCode} ${res.body.slice(0, 100)}`);
+    t.equal(res.json().code, 'id_conflict');
+  });
+}
