@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type Queryable, violatedUnique } from '@nutrition/db';
+import type { Queryable } from '@nutrition/db';
 import { type ClientIdKind, syncRepository } from '@nutrition/db/repositories';
 import { conflict, HttpError } from './errors.ts';
 import { fingerprint, idempotent } from './idempotency.ts';
@@ -59,8 +59,9 @@ export async function createOnce(
   const client = id === undefined ? undefined : { id, hash: hash() };
   return idempotent(app, request, reply, hash, (tx) => opts.create(tx, client), opts.inTransaction).catch(
     async (err: unknown) => {
-      // The same id created by a parallel copy of this request (or by anyone) since the look above.
-      if (id !== undefined && violatedUnique(err)?.endsWith('_pkey')) {
+      // The same id created by a parallel copy of this request (or by anyone) since the look above, which made this
+      // one fail: at the primary key, or on a rule the first copy now holds (the job it linked).
+      if (id !== undefined) {
         const answered = await replay(id);
         if (answered) return answered;
       }

@@ -241,6 +241,65 @@ t.test('client ids: replays answer the stored row, conflicts are 409, nothing is
   );
 });
 
+t.test('client ids: parallel copies of a diary create that links a job all answer the row', async (t) => {
+  const { app, sql } = await buildTestApp(t);
+  const session = await login(app, 'double-tap-job');
+  const a = as(app, session);
+  const [borscht] = await sql`SELECT id FROM dishes WHERE code = 'borscht'`;
+  for (let round = 0; round < 4; round++) {
+    const [job] = await sql`
+      INSERT INTO dish_recognition_jobs (user_id, status) VALUES (${session.user.id}, 'done') RETURNING id`;
+    const body = {
+      id: crypto.randomUUID(),
+      date: '2026-11-25',
+      meal_type: 'dinner',
+      dish_id: borscht!.id,
+      job_id: job!.id,
+    };
+    // The copies found the job linked by the first one: 409 job_already_linked for their own entry.
+    const copies = await Promise.all([1, 2, 3, 4].map(() => a({ method: 'POST', url: '/diary', payload: body })));
+    t.same(copies.map((r) => r.statusCode).sort(), [200, 200, 200, 201], `round ${round}: one create, three replays`);
+    t.ok(
+      copies.every((r) => r.json().id === body.id),
+      'each answers the entry',
+    );
+  }
+  const other = await a({
+    method: 'POST',
+    url: '/diary',
+    payload: {
+      id: crypto.randomUUID(),
+      date: '2026-11-25',
+      meal_type: 'lunch',
+      dish_id: borscht!.id,
+      job_id: (
+        await sql`SELECT job_id FROM meal_diary WHERE user_id = ${session.user.id} AND job_id IS NOT NULL LIMIT 1`
+      )[0]!.job_id,
+    },
+  });
+  assertError(t, other, 409, 'job_already_linked');
+});
+
+t.test('PUT /menu: the id of an item deleted since is 409 id_conflict, not the item brought back', async (t) => {
+  const { app, sql } = await buildTestApp(t);
+  const a = as(app, await login(app, 'menu-offline'));
+  const [borscht] = await sql`SELECT id FROM dishes WHERE code = 'borscht'`;
+  const week = '2026-11-23';
+  const id = crypto.randomUUID();
+  const put = () =>
+    a({
+      method: 'PUT',
+      url: '/menu',
+      payload: { week_start: week, items: [{ id, date: week, meal_type: 'lunch', dish_id: borscht!.id }] },
+    });
+  t.equal((await put()).statusCode, 200);
+  t.equal((await put()).statusCode, 200, 'sent again: the same item');
+  t.equal((await a({ method: 'DELETE', url: `/menu/items/${id}` })).statusCode, 204, 'deleted on another device');
+  assertError(t, await put(), 409, 'id_conflict');
+  const plan = (await a({ method: 'GET', url: `/menu?week_start=${week}` })).json();
+  t.equal(plan.days[0].items.length, 0, 'still deleted');
+});
+
 t.test('If-Match: a stale version is 412 and changes nothing; without it the last write wins', async (t) => {
   const { app, sql } = await buildTestApp(t);
   const a = as(app, await login(app, 'matcher'));

@@ -125,5 +125,13 @@ export function syncRepository(sql: Queryable) {
         LIMIT 1`;
       return row ?? null;
     },
+
+    /** Which of the client-made `ids` name menu items deleted since (their tombstones): such an id is not reused. */
+    async deletedMenuItems(ids: string[]): Promise<string[]> {
+      if (ids.length === 0) return [];
+      const rows = await sql<{ row_id: string }[]>`
+        SELECT row_id FROM sync_changes WHERE kind = 'menu_items' AND deleted AND row_id = ANY(${ids}::uuid[])`;
+      return rows.map((r) => r.row_id);
+    },
   };
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { GeneratedRecipe, Slot } from '@nutrition/ai';
-import { menuRepository } from '@nutrition/db/repositories';
+import { menuRepository, syncRepository } from '@nutrition/db/repositories';
 import { present } from './present.ts';
 import {
   addDays,
@@ -86,6 +86,10 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
               servings: item.servings ?? 1,
             });
           }
+          // An id of an item deleted since (on another device) would bring it back: as for other client ids, 409.
+          const ids = slots.flatMap((slot) => (slot.id ? [slot.id] : []));
+          if ((await syncRepository(tx).deletedMenuItems(ids)).length > 0)
+            throw conflict('A menu item with this id was deleted; make a new id', 'id_conflict');
           await weekMenus.upsertSlots(request.user.id, week_start, slots);
         })
         .catch((err: unknown) => {
