@@ -143,6 +143,11 @@ t.test('catalog', async (t) => {
       t.match(await first('tomato'), /^Tomato$/, 'the exact name first');
       t.ok((await products('tomatoe')).slice(0, 5).includes('Tomato'), 'an overshot word finds the shorter one');
       t.match(await first('chiken', 'en', '/ingredients/search'), /^Chicken/, 'an ingredient typo corrected');
+      // Dish search took typos by likeness alone: chiken is too far from "chicken noodle soup" (0.5 < 0.6).
+      const dishes = async (q: string) => (await search(q)).map((d) => d.name);
+      t.match((await dishes('chiken'))[0] ?? '', /Chicken/, 'a dish typo corrected');
+      t.equal((await dishes('chiken nodle'))[0], 'Chicken Noodle Soup', 'two typos in a dish name');
+      t.equal((await dishes('chicken'))[0]?.startsWith('Chicken'), true, 'a word spelt right still ranks first');
       t.match(await first('Kartoffel', 'en'), /Potato/, 'another language still finds, in the request language');
       const pom = await products('пом', 'ru');
       t.ok(
@@ -234,6 +239,7 @@ t.test('catalog', async (t) => {
       'the odd word is one of the corrections of the typo',
     );
     t.match((await search('bukwheat', 'en', '/products/search'))[0]?.name.toLowerCase() ?? '', /buckwheat/);
+    t.match((await search('bukwheat')).map((d) => d.name).join('|'), /Buckwheat/i, 'and so does dish search');
   });
 
   t.test('many searches at once, each twice: every answer is the one the same query gets alone', async (t) => {

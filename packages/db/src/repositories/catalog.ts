@@ -443,6 +443,15 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
         WITH q AS (SELECT fold_text(${text}) AS text, fold_text(${contains}) AS contains,
                           ARRAY(SELECT fold_text(w) FROM unnest(${words}::text[]) w) AS words
                    ${words.length > 0 ? sql`, ${foldedPrefixQuery(sql, words)} AS folded` : sql``}),
+        -- Corrections of a misspelt word (4+ letters, no word starts with it): the closest words of the catalog's
+        -- vocabulary, as product search takes them (chiken: chicken), and names holding one as a word prefix.
+        fix AS MATERIALIZED (
+          SELECT w, f.word FROM q, unnest(q.words) w CROSS JOIN LATERAL (
+            SELECT word FROM search_words
+            WHERE length(w) >= 4 AND word % w
+              AND NOT EXISTS (SELECT 1 FROM search_words p WHERE ${startingWith(sql, 'p.word', sql`w`)})
+            ORDER BY word <-> w LIMIT 3) f),
+        fixq AS (SELECT to_tsquery('simple', string_agg(${lexeme(sql, 'word')} || ':*', ' | ')) AS tsq FROM fix),
         m AS (
           SELECT t.dish_id, max(
             CASE
@@ -466,12 +475,13 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
               similarity(${name}, q.text),
               word_similarity(q.text, ${name}),
               CASE WHEN ${name} LIKE q.contains THEN 0.6 ELSE 0 END))) AS score
-          FROM q, dish_translations t
+          FROM q, fixq, dish_translations t
           JOIN languages l ON l.code = t.language_code
           JOIN dishes d ON d.id = t.dish_id AND ${visibleDish(sql, userId)}
           WHERE (${name} LIKE q.contains
              OR ${name} % q.text
              OR q.text <% ${name}
+             OR to_tsvector('simple', ${name}) @@ fixq.tsq
              ${
                tsq
                  ? sql`OR to_tsvector(l.search_config::regconfig, t.name)
@@ -487,7 +497,10 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
               SELECT 1 FROM unnest(q.words) w
               WHERE NOT (to_tsvector('simple', ${name})
                            @@ to_tsquery('simple', '''' || replace(w, '''', '''''') || ''':*')
-                         OR (length(w) >= 3 AND (strpos(${name}, w) > 0 OR w <% ${name}))))
+                         OR (length(w) >= 3 AND (strpos(${name}, w) > 0 OR w <% ${name}))
+                         OR EXISTS (SELECT 1 FROM fix WHERE fix.w = w
+                                      AND to_tsvector('simple', ${name})
+                                          @@ to_tsquery('simple', ${lexeme(sql, 'fix.word')} || ':*'))))
           GROUP BY t.dish_id
         )
         SELECT ${DISH_SUMMARY(sql)}, round(m.score::numeric, 4)::float8 AS score
