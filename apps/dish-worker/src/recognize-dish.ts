@@ -27,28 +27,35 @@ export function dishRecognizer(sql: Sql, vision: VisionModel, model: ModelProvid
     });
   };
   return ({ jobId }, signal) =>
-    runRecognitionJob(jobs, 'dish', jobId, {
-      expiredMessage: 'The photo is no longer stored',
-      recognise: (job) => vision.recognizeDish(job.images, signal),
-      result: async (job, seen) => {
-        const dishes = [];
-        for (const d of seen.dishes) {
-          // Usually a dish that exists: one read. Otherwise, under a lock per user and name, look again or create it.
-          const r = (await diary.findDishWithRecipe(job.user_id, d.name)) ?? (await findOrCreate(job.user_id, d.name));
-          dishes.push({
-            name: d.name,
-            dish_id: r.dish_id,
-            recipe_id: r.recipe_id,
-            portion_g: d.portion_g,
-            portions: d.portions,
-            confidence: d.confidence,
-            calories: round1((r.calories ?? 0) * d.portions),
-            protein_g: round1((r.protein ?? 0) * d.portions),
-            fat_g: round1((r.fat ?? 0) * d.portions),
-            carbs_g: round1((r.carbs ?? 0) * d.portions),
-          });
-        }
-        return { dishes, model: seen.model };
+    runRecognitionJob(
+      jobs,
+      'dish',
+      jobId,
+      {
+        expiredMessage: 'The photo is no longer stored',
+        recognise: (job) => vision.recognizeDish(job.images, signal),
+        result: async (job, seen) => {
+          const dishes = [];
+          for (const d of seen.dishes) {
+            // Usually a dish that exists: one read. Otherwise, under a lock per user and name, look again or create it.
+            const r =
+              (await diary.findDishWithRecipe(job.user_id, d.name)) ?? (await findOrCreate(job.user_id, d.name));
+            dishes.push({
+              name: d.name,
+              dish_id: r.dish_id,
+              recipe_id: r.recipe_id,
+              portion_g: d.portion_g,
+              portions: d.portions,
+              confidence: d.confidence,
+              calories: round1((r.calories ?? 0) * d.portions),
+              protein_g: round1((r.protein ?? 0) * d.portions),
+              fat_g: round1((r.fat ?? 0) * d.portions),
+              carbs_g: round1((r.carbs ?? 0) * d.portions),
+            });
+          }
+          return { dishes, model: seen.model };
+        },
       },
-    });
+      signal,
+    );
 }

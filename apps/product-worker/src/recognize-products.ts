@@ -24,39 +24,45 @@ export function productRecognizer(sql: Sql, vision: VisionModel): JobHandler {
   const pantry = pantryRepository(sql);
   const recipes = generatedRecipeRepository(sql);
   return ({ jobId }, signal) =>
-    runRecognitionJob(jobs, 'product', jobId, {
-      expiredMessage: 'The photos are no longer stored',
-      recognise: (job) =>
-        Promise.all(job.images.map((image) => vision.recognizeProducts(image, job.job_type!, signal))),
-      result: async (_job, answers) => {
-        const lines = answers.flatMap((a) => a.items);
-        const matched = await recipes.matchProducts(lines.map((l) => l.name));
-        const merged = new Map<string, RecognisedItem>();
-        for (const [i, line] of lines.entries()) {
-          const productId = (await pantry.productByName(line.name)) ?? matched[i] ?? null;
-          const key = `${productId ?? line.name.trim().toLowerCase()}|${line.unit}`;
-          const existing = merged.get(key);
-          if (existing) {
-            existing.quantity += line.quantity;
-            existing.confidence = Math.max(existing.confidence, line.confidence);
-            existing.price =
-              existing.price === null && line.price === null ? null : (existing.price ?? 0) + (line.price ?? 0);
-            continue;
+    runRecognitionJob(
+      jobs,
+      'product',
+      jobId,
+      {
+        expiredMessage: 'The photos are no longer stored',
+        recognise: (job) =>
+          Promise.all(job.images.map((image) => vision.recognizeProducts(image, job.job_type!, signal))),
+        result: async (_job, answers) => {
+          const lines = answers.flatMap((a) => a.items);
+          const matched = await recipes.matchProducts(lines.map((l) => l.name));
+          const merged = new Map<string, RecognisedItem>();
+          for (const [i, line] of lines.entries()) {
+            const productId = (await pantry.productByName(line.name)) ?? matched[i] ?? null;
+            const key = `${productId ?? line.name.trim().toLowerCase()}|${line.unit}`;
+            const existing = merged.get(key);
+            if (existing) {
+              existing.quantity += line.quantity;
+              existing.confidence = Math.max(existing.confidence, line.confidence);
+              existing.price =
+                existing.price === null && line.price === null ? null : (existing.price ?? 0) + (line.price ?? 0);
+              continue;
+            }
+            const storage = productId
+              ? ((await pantry.productDefaults(productId))?.storage_days ?? DEFAULT_STORAGE_DAYS)
+              : DEFAULT_STORAGE_DAYS;
+            merged.set(key, {
+              name: line.name.trim(),
+              product_id: productId,
+              quantity: line.quantity,
+              unit_code: line.unit,
+              storage_days: storage,
+              confidence: line.confidence,
+              price: line.price,
+            });
           }
-          const storage = productId
-            ? ((await pantry.productDefaults(productId))?.storage_days ?? DEFAULT_STORAGE_DAYS)
-            : DEFAULT_STORAGE_DAYS;
-          merged.set(key, {
-            name: line.name.trim(),
-            product_id: productId,
-            quantity: line.quantity,
-            unit_code: line.unit,
-            storage_days: storage,
-            confidence: line.confidence,
-            price: line.price,
-          });
-        }
-        return { items: [...merged.values()], model: answers[0]?.model ?? 'offline' };
+          return { items: [...merged.values()], model: answers[0]?.model ?? 'offline' };
+        },
       },
-    });
+      signal,
+    );
 }

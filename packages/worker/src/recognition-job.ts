@@ -12,12 +12,16 @@ export interface RecognitionSteps<Answer> {
   result: (job: StartedJob, answer: Answer) => Promise<unknown>;
 }
 
-/** The course every recognition job takes, whichever worker runs it: start, photos, model, result. */
+/**
+ * The course every recognition job takes, whichever worker runs it: start, photos, model, result. `signal` is the
+ * worker's stop: a model call it aborted is thrown, not stored, so pg-boss hands the job to another worker.
+ */
 export async function runRecognitionJob<Answer>(
   jobs: ReturnType<typeof recognitionRepository>,
   kind: RecognitionKind,
   jobId: string,
   steps: RecognitionSteps<Answer>,
+  signal?: AbortSignal,
 ): Promise<JobOutcome> {
   const job = await jobs.start(kind, jobId);
   if (!job) return 'skipped';
@@ -31,7 +35,8 @@ export async function runRecognitionJob<Answer>(
     result = await steps.result(job, await steps.recognise(job));
   } catch (err) {
     const error = modelJobError(err);
-    if (!error) throw err;
+    // Stopped mid-call (a deploy), the model did not fail: the job is retried elsewhere rather than ended failed.
+    if (!error || signal?.aborted) throw err;
     await jobs.finish(kind, jobId, { error });
     return 'failed';
   }

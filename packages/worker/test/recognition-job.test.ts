@@ -48,6 +48,14 @@ t.test('every recognition job: photos in order, purged photos, model errors, ret
   t.equal(await runRecognitionJob(jobs, 'product', estimateDown, noEstimate), 'failed');
   t.match(await state(estimateDown), { status: 'failed', error: { code: 'model_unavailable' }, attempts: 1 });
 
+  // A worker stopping (a deploy) aborts the model call in flight: the job goes back to the queue, not to failed.
+  const stopped = await submit();
+  const stop = new AbortController();
+  stop.abort();
+  await t.rejects(runRecognitionJob(jobs, 'product', stopped, down, stop.signal), /timeout/, 'thrown, for a retry');
+  t.match(await state(stopped), { status: 'processing', error: null, attempts: 1 });
+  t.equal(await runRecognitionJob(jobs, 'product', stopped, steps), 'done', 'another worker runs it');
+
   const crashed = await submit();
   const bug = { ...steps, result: async () => Promise.reject(new Error('connection lost')) };
   await t.rejects(
