@@ -33,7 +33,8 @@ export function productRecognizer(sql: Sql, vision: VisionModel): JobHandler {
         recognise: (job) =>
           Promise.all(job.images.map((image) => vision.recognizeProducts(image, job.job_type!, signal))),
         result: async (_job, answers) => {
-          const lines = answers.flatMap((a) => a.items);
+          // A line without a name (a model may answer blanks) could be neither matched nor shown: left out.
+          const lines = answers.flatMap((a) => a.items).filter((line) => line.name.trim() !== '');
           const matched = await recipes.matchProducts(lines.map((l) => l.name));
           const merged = new Map<string, RecognisedItem>();
           for (const [i, line] of lines.entries()) {
@@ -41,10 +42,13 @@ export function productRecognizer(sql: Sql, vision: VisionModel): JobHandler {
             const key = `${productId ?? line.name.trim().toLowerCase()}|${line.unit}`;
             const existing = merged.get(key);
             if (existing) {
-              existing.quantity += line.quantity;
+              // Summed in binary floating point, 0.1 + 0.2 kg would read 0.30000000000000004.
+              existing.quantity = Math.round((existing.quantity + line.quantity) * 1000) / 1000;
               existing.confidence = Math.max(existing.confidence, line.confidence);
               existing.price =
-                existing.price === null && line.price === null ? null : (existing.price ?? 0) + (line.price ?? 0);
+                existing.price === null && line.price === null
+                  ? null
+                  : Math.round(((existing.price ?? 0) + (line.price ?? 0)) * 100) / 100;
               continue;
             }
             const storage = productId
