@@ -370,3 +370,20 @@ t.test('SSE event ids name job states: Last-Event-ID resumes without repeating w
   const junk = await readStream(streamUrl, session.access_token, 5_000, { 'last-event-id': '1-x; DROP' });
   t.equal(junk.events.length, 1);
 });
+
+t.test(
+  'a photo of 8 MiB in base64 wrapped every 76 characters with CRLF (MIME, Android) is taken (was 413)',
+  async (t) => {
+    const { app } = await buildTestApp(t);
+    const a = as(app, await login(app, 'wrapped'));
+    const wrapped = fakeJpeg(3, 8 * 1024 * 1024 - 4)
+      .toString('base64')
+      .replace(/.{76}/g, '$&\r\n');
+    const accepted = await a({
+      method: 'POST',
+      url: '/ai/recognize-dish',
+      payload: { image: { content_type: 'image/jpeg', data_base64: wrapped } },
+    });
+    t.equal(accepted.statusCode, 202, 'a wrapped photo of 8 MiB');
+  },
+);

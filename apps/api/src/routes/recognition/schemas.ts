@@ -4,8 +4,12 @@ import { named, DateString, MealType, Nullable, Timestamp, Uuid } from '../../sc
 
 export const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
 export const MAX_IMAGES = 10;
-/** Base64 of 8 MiB, with room for padding. */
-export const MAX_BASE64 = Math.ceil(MAX_IMAGE_BYTES / 3) * 4 + 4;
+const BASE64_CHARS = Math.ceil(MAX_IMAGE_BYTES / 3) * 4 + 4;
+/**
+ * Base64 of 8 MiB as a JSON string: padding, and a line break every 76 characters (MIME; Android's Base64.DEFAULT),
+ * each written `\r\n` in JSON (four characters). Without that room a wrapped photo of 8 MiB was refused as too large.
+ */
+export const MAX_BASE64 = BASE64_CHARS + Math.ceil(BASE64_CHARS / 76) * 4;
 
 export const ImageJson = Type.Object(
   {
