@@ -37,6 +37,14 @@ t.test('a burst of submissions gets distinct, consecutive queue positions in the
   for (const { id } of order) await jobs.start('dish', id);
   const next = await submit(users[1]!, 102);
   t.equal(next.json().queue_position, 26, 'the six taken jobs no longer count');
+
+  // Paid tickets whose jobs are not waiting: a submission that failed after taking one (sequences do not roll back),
+  // and a queued job removed with its user. Each counted for every free job until a later paid job was taken.
+  await sql`SELECT nextval('dish_jobs_paid_tickets')`;
+  const gone = await submit(as(app, paidToken), 103);
+  await sql`DELETE FROM dish_recognition_jobs WHERE id = ${gone.json().job_id}`;
+  const after = await submit(users[2]!, 104);
+  t.equal(after.json().queue_position, 27, 'behind the 27 free jobs waiting, and no paid one');
 });
 
 t.test('the estimate follows the recent processing speed, not the history', async (t) => {

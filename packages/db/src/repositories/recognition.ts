@@ -131,7 +131,15 @@ export function recognitionRepository(sql: Queryable) {
                (SELECT array_agg(img.id ORDER BY position) FROM img) AS image_ids,
                (greatest(0, job.queue_seq - 1 - (SELECT last FROM taken WHERE taken.plan = job.plan))
                 + CASE WHEN job.plan = 'free'
-                    THEN greatest(0, (SELECT last FROM paid_issued) - (SELECT last FROM taken WHERE plan = 'paid'))
+                    -- the paid tickets pending, but at most the paid jobs waiting: a ticket whose job never
+                    -- committed or is gone (its user deleted) counted for every free job until a later paid job was
+                    -- taken. Counted only when a ticket is pending, so most submissions read nothing more.
+                    THEN (SELECT CASE WHEN pending > 0
+                                   THEN least(pending, (SELECT count(*) FROM ${table} WHERE plan = 'paid'
+                                                                                   AND status = 'queued'))
+                                   ELSE 0 END
+                          FROM (SELECT (SELECT last FROM paid_issued) - (SELECT last FROM taken WHERE plan = 'paid')
+                                  AS pending) p)
                     ELSE 0 END)::int AS ahead,
                COALESCE(
                  (SELECT sum(seconds * weight) / sum(weight) FROM (
