@@ -147,6 +147,12 @@ t.test('catalog', async (t) => {
       const dishes = async (q: string) => (await search(q)).map((d) => d.name);
       t.match((await dishes('chiken'))[0] ?? '', /Chicken/, 'a dish typo corrected');
       t.equal((await dishes('chiken nodle'))[0], 'Chicken Noodle Soup', 'two typos in a dish name');
+      t.same(
+        (await dishes('chiken nodle')).filter((n) => !/noodle/i.test(n)),
+        [],
+        'every word still has to match: a correction of one word matched them all',
+      );
+      t.same(await dishes('chiken zqxvwk'), [], 'a word no dish holds: nothing');
       t.equal((await dishes('chicken'))[0]?.startsWith('Chicken'), true, 'a word spelt right still ranks first');
       t.match(await first('Kartoffel', 'en'), /Potato/, 'another language still finds, in the request language');
       const pom = await products('пом', 'ru');

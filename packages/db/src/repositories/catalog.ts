@@ -446,7 +446,8 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
         -- Corrections of a misspelt word (4+ letters, no word starts with it): the closest words of the catalog's
         -- vocabulary, as product search takes them (chiken: chicken), and names holding one as a word prefix.
         fix AS MATERIALIZED (
-          SELECT w, f.word FROM q, unnest(q.words) w CROSS JOIN LATERAL (
+          -- (the first four words only: each lookup reads the vocabulary, and a name is checked against each fix)
+          SELECT w, f.word FROM q, unnest(q.words[1:4]) w CROSS JOIN LATERAL (
             SELECT word FROM search_words
             WHERE length(w) >= 4 AND word % w
               AND NOT EXISTS (SELECT 1 FROM search_words p WHERE ${startingWith(sql, 'p.word', sql`w`)})
@@ -494,11 +495,12 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
             AND NOT EXISTS (SELECT 1 FROM unnest(${literalWords(text)}::text[]) x
                             WHERE strpos(${name}, fold_text(x)) = 0)
             AND NOT EXISTS (
-              SELECT 1 FROM unnest(q.words) w
+              SELECT 1 FROM unnest(q.words) AS qw(w)
               WHERE NOT (to_tsvector('simple', ${name})
-                           @@ to_tsquery('simple', '''' || replace(w, '''', '''''') || ''':*')
-                         OR (length(w) >= 3 AND (strpos(${name}, w) > 0 OR w <% ${name}))
-                         OR EXISTS (SELECT 1 FROM fix WHERE fix.w = w
+                           @@ to_tsquery('simple', '''' || replace(qw.w, '''', '''''') || ''':*')
+                         OR (length(qw.w) >= 3 AND (strpos(${name}, qw.w) > 0 OR qw.w <% ${name}))
+                         -- qw.w, not w: inside FROM fix a bare w is fix's own column, and any word would match
+                         OR EXISTS (SELECT 1 FROM fix WHERE fix.w = qw.w
                                       AND to_tsvector('simple', ${name})
                                           @@ to_tsquery('simple', ${lexeme(sql, 'fix.word')} || ':*'))))
           GROUP BY t.dish_id
