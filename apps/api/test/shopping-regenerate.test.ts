@@ -125,3 +125,46 @@ t.test('a product or name on two lines (units that do not convert): regenerated,
   const read = itemsOf((await a({ method: 'GET', url: `/shopping-list?week_start=${week}` })).json());
   t.equal(read.length, first.length, 'as read back');
 });
+
+t.test('a line keeps its id and tick when its name gains a line in another unit, listed before it', async (t) => {
+  const { app, sql } = await buildTestApp(t);
+  const session = await login(app, 'gains-a-unit');
+  const a = as(app, session);
+  const week = weekStart(todayUtc());
+  const [dish] = await sql`INSERT INTO dishes (source, created_by) VALUES ('user', ${session.user.id}) RETURNING id`;
+  await sql`INSERT INTO dish_translations (dish_id, language_code, name) VALUES (${dish!.id}, 'en', 'Dust test')`;
+  const [recipe] = await sql`
+    INSERT INTO recipes (dish_id, is_default, source, servings, calories_per_serving, created_by)
+    VALUES (${dish!.id}, true, 'user', 1, 500, ${session.user.id}) RETURNING id`;
+  const needs = async (rows: [number, number, string][]) => {
+    for (const [position, quantity, unit] of rows)
+      await sql`INSERT INTO recipe_ingredients (recipe_id, position, product_id, name, quantity, unit_code)
+                VALUES (${recipe!.id}, ${position}, NULL, 'Magic dust', ${quantity}, ${unit})`;
+  };
+  await needs([[2, 2, 'piece']]);
+  const put = await a({
+    method: 'PUT',
+    url: '/menu',
+    payload: { week_start: week, items: [{ date: week, meal_type: 'breakfast', recipe_id: recipe!.id, servings: 1 }] },
+  });
+  t.equal(put.statusCode, 200);
+  const dust = async () => {
+    const res = await a({ method: 'POST', url: '/shopping-list/generate', payload: { week_start: week } });
+    return itemsOf(res.json()).filter((i) => i.name === 'Magic dust') as (Item & { unit_code: string })[];
+  };
+  const [piece] = await dust();
+  t.equal(
+    (await a({ method: 'PATCH', url: `/shopping-list/items/${piece!.id}`, payload: { checked: true } })).statusCode,
+    200,
+  );
+  await sql`DELETE FROM recipe_ingredients WHERE recipe_id = ${recipe!.id}`;
+  await needs([
+    [1, 1, 'can'],
+    [2, 2, 'piece'],
+  ]);
+  const again = await dust();
+  const kept = again.find((i) => i.unit_code === 'piece');
+  t.equal(kept?.id, piece!.id, 'the piece line keeps its id (the can line, listed first, had taken it)');
+  t.equal(kept?.checked, true, 'and its tick');
+  t.equal(again.find((i) => i.unit_code === 'can')?.checked, false, 'the new can line is not ticked');
+});

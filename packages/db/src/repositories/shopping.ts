@@ -111,19 +111,19 @@ export function shoppingRepository(sql: Queryable) {
         SELECT id, COALESCE(product_id::text, lower(name)) AS key, unit_code FROM shopping_list_items
         WHERE shopping_list_id = ${listId} AND NOT is_manual ORDER BY id`;
       // A product or name can stand on several lines (needs in units that do not convert): each old line goes to one
-      // new line at most, one in its unit first, and the old lines left over are deleted.
+      // new line at most, first to a line in its own unit, then to a line of the same name left without one; the old
+      // lines left over are deleted.
       const byKey = Map.groupBy(existing, (row) => row.key);
-      const kept: { id: string; line: ShoppingLine }[] = [];
-      const added: ShoppingLine[] = [];
-      for (const line of lines) {
-        const rows = byKey.get(line.productId ?? line.name.toLowerCase()) ?? [];
-        const match = Math.max(
-          rows.findIndex((row) => row.unit_code === line.unitCode),
-          rows.length > 0 ? 0 : -1,
-        );
-        if (match >= 0) kept.push({ id: rows.splice(match, 1)[0]!.id, line });
-        else added.push(line);
-      }
+      const keyOf = (line: ShoppingLine) => line.productId ?? line.name.toLowerCase();
+      const take = (line: ShoppingLine, sameUnit: boolean) => {
+        const rows = byKey.get(keyOf(line)) ?? [];
+        const at = sameUnit ? rows.findIndex((row) => row.unit_code === line.unitCode) : rows.length > 0 ? 0 : -1;
+        return at < 0 ? undefined : rows.splice(at, 1)[0]!.id;
+      };
+      const ids = new Map(lines.map((line) => [line, take(line, true)]));
+      for (const line of lines) if (ids.get(line) === undefined) ids.set(line, take(line, false));
+      const kept = lines.flatMap((line) => (ids.get(line) ? [{ id: ids.get(line)!, line }] : []));
+      const added = lines.filter((line) => ids.get(line) === undefined);
       const gone = [...byKey.values()].flat().map((row) => row.id);
       if (gone.length > 0) await sql`DELETE FROM shopping_list_items WHERE id = ANY(${gone}::uuid[])`;
       if (kept.length > 0) {
