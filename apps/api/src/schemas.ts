@@ -44,7 +44,8 @@ export const Timestamp = Type.Unsafe<Date | string>({
  */
 export const TimestampInput = Type.String({
   format: 'date-time',
-  pattern: `^${YEAR}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:[0-5]\\d(?:\\.\\d+)?(?:[Zz]|[+-](?:0\\d|1[0-5]):[0-5]\\d)$`,
+  // the offset's minutes and colon as PostgreSQL takes them too (+0200, +02: Android's SimpleDateFormat writes +0200)
+  pattern: `^${YEAR}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:[0-5]\\d(?:\\.\\d+)?(?:[Zz]|[+-](?:0\\d|1[0-5])(?::?[0-5]\\d)?)$`,
   description: 'RFC 3339, years 1900 to 2100, no leap second, offsets within ±15:59',
 });
 // A pattern besides the format: the format also takes `urn:uuid:…`, which PostgreSQL refuses (was a 500).

@@ -89,6 +89,14 @@ t.test(
       });
     const kept = (await pantry({ added_at: '2026-11-20T12:00:00+15:59', storage_days: 3 })).json();
     t.equal(kept.added_at, '2026-11-19T20:01:00.000Z', 'the widest offset PostgreSQL takes');
+    for (const [added_at, utc] of [
+      ['2026-11-20T12:00:00+0200', '2026-11-20T10:00:00.000Z'],
+      ['2026-11-20T12:00:00+02', '2026-11-20T10:00:00.000Z'],
+    ]) {
+      const res = await pantry({ added_at, storage_days: 3 });
+      t.equal(res.statusCode, 201, `${added_at}: an offset without its colon (Android) or minutes`);
+      t.equal(res.json().added_at, utc);
+    }
     for (const added_at of [
       '9999-12-31T23:59:59Z',
       '0001-01-01T00:00:00Z',
@@ -190,7 +198,7 @@ t.test(
     t.equal(tooLarge.statusCode, 413, '9 MiB as base64 JSON');
     t.equal(tooLarge.json().code, 'payload_too_large');
 
-    t.same(await stored(), { ...before, diary: 2, pantry: 5 }, 'only the accepted requests stored anything');
+    t.same(await stored(), { ...before, diary: 2, pantry: 7 }, 'only the accepted requests stored anything');
   },
 );
 
