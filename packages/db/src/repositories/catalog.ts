@@ -57,6 +57,16 @@ function startingWith(sql: Queryable, column: string, prefix: postgres.Fragment)
   return sql`${c} ~>=~ ${prefix} AND ${c} ~<~ (${prefix} || chr(1114111))`;
 }
 
+/** No word of the vocabulary (`search_words`) is `word` or starts with it: a typo, when the word is long enough. */
+function startsNoWord(sql: Queryable, word: postgres.Fragment) {
+  return sql`NOT EXISTS (SELECT 1 FROM search_words p WHERE ${startingWith(sql, 'p.word', word)})`;
+}
+
+/** The three vocabulary words closest to `word` (trigram distance), where `when` holds: a typo's corrections. */
+function closestWords(sql: Queryable, word: postgres.Fragment, when: postgres.Fragment) {
+  return sql`SELECT word FROM search_words WHERE ${when} AND word % ${word} ORDER BY word <-> ${word} LIMIT 3`;
+}
+
 /** Every word, folded as names are (`fold_text`), as a word prefix: a `simple` tsquery. */
 function foldedPrefixQuery(sql: Queryable, words: string[] | postgres.Parameter) {
   return sql`(SELECT to_tsquery('simple', string_agg(${lexeme(sql, 'fold_text(w)')} || ':*', ' & ' ORDER BY n))
@@ -193,16 +203,14 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
    */
   const wordCtes = () => db`
     query_words AS MATERIALIZED (
-      SELECT t.ord, w.w, length(w.w) >= 3 AND NOT EXISTS (
-               SELECT 1 FROM search_words p WHERE ${startingWith(db, 'p.word', db`w.w`)}
-             ) AS typo
+      SELECT t.ord, w.w, length(w.w) >= 3 AND ${startsNoWord(db, db`w.w`)} AS typo
       FROM unnest(${P.words}::text[]) WITH ORDINALITY AS t(w, ord) CROSS JOIN LATERAL (SELECT fold_text(t.w) AS w) w),
     fixes AS MATERIALIZED (
       SELECT q.ord, q.typo, s.word, s.word <-> q.w AS distance FROM query_words q CROSS JOIN LATERAL (
         SELECT word FROM search_words
         WHERE length(q.w) >= 4 AND word IN (left(q.w, -1), left(q.w, -2)) AND length(word) >= 3
         UNION
-        (SELECT word FROM search_words WHERE q.typo AND word % q.w ORDER BY word <-> q.w LIMIT 3)) s),
+        (${closestWords(db, db`q.w`, db`q.typo`)})) s),
     tsq AS (
       SELECT string_agg('(' || ${lexeme(db, 'q.w')} || ':*' || COALESCE((
                SELECT string_agg(' | ' || ${lexeme(db, 'f.word')}, '')
@@ -447,11 +455,8 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
         -- vocabulary, as product search takes them (chiken: chicken), and names holding one as a word prefix.
         fix AS MATERIALIZED (
           -- (the first four words only: each lookup reads the vocabulary, and a name is checked against each fix)
-          SELECT w, f.word FROM q, unnest(q.words[1:4]) w CROSS JOIN LATERAL (
-            SELECT word FROM search_words
-            WHERE length(w) >= 4 AND word % w
-              AND NOT EXISTS (SELECT 1 FROM search_words p WHERE ${startingWith(sql, 'p.word', sql`w`)})
-            ORDER BY word <-> w LIMIT 3) f),
+          SELECT w, f.word FROM q, unnest(q.words[1:4]) w
+          CROSS JOIN LATERAL (${closestWords(sql, sql`w`, sql`length(w) >= 4 AND ${startsNoWord(sql, sql`w`)}`)}) f),
         fixq AS (SELECT to_tsquery('simple', string_agg(${lexeme(sql, 'word')} || ':*', ' | ')) AS tsq FROM fix),
         m AS (
           SELECT t.dish_id, max(

@@ -18,10 +18,6 @@ const jobAlreadyLinked = () =>
 /** Kept days are rebuilt at least this often, whatever notifications were missed. */
 const DAY_MAX_AGE_MS = 60_000;
 
-/**
- * The meal diary: entries for dishes (always resolved to a recipe) or catalog products, nutrition computed at read
- * time.
- */
 /** Portions from grams, refused past what an entry takes (it would not hold the nutrition of the grams it shows). */
 function withinPortions(portions: number, servingG: number | null): number {
   if (portions > MAX_PORTIONS)
@@ -41,6 +37,10 @@ const isRecentCursor = (v: unknown): v is [string, string] =>
   isTimestamp(`${v[0].slice(0, 23)}Z`) &&
   isUuid(v[1]);
 
+/**
+ * The meal diary: entries for dishes (always resolved to a recipe) or catalog products, nutrition computed at read
+ * time.
+ */
 const diary: FastifyPluginAsyncTypebox<{ cacheMegabytes: number }> = async (app, opts) => {
   const entries = diaryRepository(app.sql);
   app.addHook('onRequest', app.authenticate);
