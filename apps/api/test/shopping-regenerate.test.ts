@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { addDays, todayUtc, weekStart } from '@nutrition/domain';
 import { as, buildTestApp, login } from './helpers.ts';
 
@@ -7,6 +7,7 @@ interface Item {
   product_id: string | null;
   name: string;
   quantity: number | null;
+  unit_code: string;
   checked: boolean;
 }
 const itemsOf = (list: { groups: { items: Item[] }[] }) => list.groups.flatMap((g) => g.items);
@@ -89,21 +90,20 @@ t.test('regenerating a shopping list keeps the ids (and ticks) of the lines that
   );
 });
 
-t.test('a product or name on two lines (units that do not convert): regenerated, the same lines and ids', async (t) => {
+/**
+ * A user's own recipe (its ingredients for the test to add) on the breakfast of this week's menu, and the week's list
+ * generated from it.
+ */
+async function ownRecipeOnMenu(t: Test, subject: string) {
   const { app, sql } = await buildTestApp(t);
-  const session = await login(app, 'two-units');
+  const session = await login(app, subject);
   const a = as(app, session);
   const week = weekStart(todayUtc());
-  const [egg] = await sql`SELECT id FROM products WHERE code = 'egg'`;
   const [dish] = await sql`INSERT INTO dishes (source, created_by) VALUES ('user', ${session.user.id}) RETURNING id`;
-  await sql`INSERT INTO dish_translations (dish_id, language_code, name) VALUES (${dish!.id}, 'en', 'Egg test')`;
-  const [recipe] = await sql`
+  await sql`INSERT INTO dish_translations (dish_id, language_code, name) VALUES (${dish!.id}, 'en', ${subject})`;
+  const [recipe] = await sql<{ id: string }[]>`
     INSERT INTO recipes (dish_id, is_default, source, servings, calories_per_serving, created_by)
     VALUES (${dish!.id}, true, 'user', 1, 500, ${session.user.id}) RETURNING id`;
-  await sql`
-    INSERT INTO recipe_ingredients (recipe_id, position, product_id, name, quantity, unit_code) VALUES
-      (${recipe!.id}, 1, ${egg!.id}, NULL, 2, 'piece'), (${recipe!.id}, 2, ${egg!.id}, NULL, 1, 'pack'),
-      (${recipe!.id}, 3, NULL, 'Magic dust', 1, 'tsp'), (${recipe!.id}, 4, NULL, 'Magic dust', 1, 'pinch')`;
   const put = await a({
     method: 'PUT',
     url: '/menu',
@@ -115,6 +115,16 @@ t.test('a product or name on two lines (units that do not convert): regenerated,
     t.equal(res.statusCode, 200);
     return itemsOf(res.json());
   };
+  return { a, sql, week, recipeId: recipe!.id, generate };
+}
+
+t.test('a product or name on two lines (units that do not convert): regenerated, the same lines and ids', async (t) => {
+  const { a, sql, week, recipeId, generate } = await ownRecipeOnMenu(t, 'two-units');
+  const [egg] = await sql`SELECT id FROM products WHERE code = 'egg'`;
+  await sql`
+    INSERT INTO recipe_ingredients (recipe_id, position, product_id, name, quantity, unit_code) VALUES
+      (${recipeId}, 1, ${egg!.id}, NULL, 2, 'piece'), (${recipeId}, 2, ${egg!.id}, NULL, 1, 'pack'),
+      (${recipeId}, 3, NULL, 'Magic dust', 1, 'tsp'), (${recipeId}, 4, NULL, 'Magic dust', 1, 'pinch')`;
   const first = await generate();
   t.equal(first.filter((i) => i.name === 'Magic dust').length, 2, 'a name in two units: two lines');
   for (let i = 0; i < 2; i++) {
@@ -127,37 +137,20 @@ t.test('a product or name on two lines (units that do not convert): regenerated,
 });
 
 t.test('a line keeps its id and tick when its name gains a line in another unit, listed before it', async (t) => {
-  const { app, sql } = await buildTestApp(t);
-  const session = await login(app, 'gains-a-unit');
-  const a = as(app, session);
-  const week = weekStart(todayUtc());
-  const [dish] = await sql`INSERT INTO dishes (source, created_by) VALUES ('user', ${session.user.id}) RETURNING id`;
-  await sql`INSERT INTO dish_translations (dish_id, language_code, name) VALUES (${dish!.id}, 'en', 'Dust test')`;
-  const [recipe] = await sql`
-    INSERT INTO recipes (dish_id, is_default, source, servings, calories_per_serving, created_by)
-    VALUES (${dish!.id}, true, 'user', 1, 500, ${session.user.id}) RETURNING id`;
+  const { a, sql, recipeId, generate } = await ownRecipeOnMenu(t, 'gains-a-unit');
   const needs = async (rows: [number, number, string][]) => {
     for (const [position, quantity, unit] of rows)
       await sql`INSERT INTO recipe_ingredients (recipe_id, position, product_id, name, quantity, unit_code)
-                VALUES (${recipe!.id}, ${position}, NULL, 'Magic dust', ${quantity}, ${unit})`;
+                VALUES (${recipeId}, ${position}, NULL, 'Magic dust', ${quantity}, ${unit})`;
   };
+  const dust = async () => (await generate()).filter((i) => i.name === 'Magic dust');
   await needs([[2, 2, 'piece']]);
-  const put = await a({
-    method: 'PUT',
-    url: '/menu',
-    payload: { week_start: week, items: [{ date: week, meal_type: 'breakfast', recipe_id: recipe!.id, servings: 1 }] },
-  });
-  t.equal(put.statusCode, 200);
-  const dust = async () => {
-    const res = await a({ method: 'POST', url: '/shopping-list/generate', payload: { week_start: week } });
-    return itemsOf(res.json()).filter((i) => i.name === 'Magic dust') as (Item & { unit_code: string })[];
-  };
   const [piece] = await dust();
   t.equal(
     (await a({ method: 'PATCH', url: `/shopping-list/items/${piece!.id}`, payload: { checked: true } })).statusCode,
     200,
   );
-  await sql`DELETE FROM recipe_ingredients WHERE recipe_id = ${recipe!.id}`;
+  await sql`DELETE FROM recipe_ingredients WHERE recipe_id = ${recipeId}`;
   await needs([
     [1, 1, 'can'],
     [2, 2, 'piece'],
