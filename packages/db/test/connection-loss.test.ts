@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import t from 'tap';
 import postgres from 'postgres';
 import { createTestDatabase } from '../src/testing.ts';
@@ -49,4 +51,66 @@ t.test('a query that fails between rows leaves the next query on its connection 
   const rows = await sql<{ x: number }[]>`SELECT 42 AS x`;
   t.same([...rows], [{ x: 42 }]);
   t.equal(rows.length, 1);
+});
+
+/** The server's goodbye when an administrator stops it: a FATAL ErrorResponse (57P01), as PostgreSQL sends it. */
+function adminShutdown(): Buffer {
+  const fields = ['SFATAL', 'VFATAL', 'C57P01', 'Mterminating connection due to administrator command'];
+  const body = Buffer.concat([...fields.map((f) => Buffer.from(`${f}\0`)), Buffer.from([0])]);
+  const header = Buffer.alloc(5);
+  header.write('E');
+  header.writeUInt32BE(body.length + 4, 1);
+  return Buffer.concat([header, body]);
+}
+
+// postgres.js reads the array types on each new connection before the first query. When the server went away during
+// that read (PostgreSQL stopping while a pool opened), 3.4.9 kept the read and the server's error for the next socket:
+// the query waiting to run failed with the old error once the server was back, and the connection then served
+// queries without array types, so `[id]` went out as a bare uuid (22P02, malformed array literal: a 500 seen once in
+// the outage test). The patch settles the read when its socket closes; without it both assertions fail.
+t.test('a connection cut while it reads the array types reconnects and sends arrays as arrays', async (t) => {
+  const db = await createTestDatabase();
+  t.teardown(db.drop);
+  const target = new URL(db.url);
+  let connections = 0;
+  // Between the client and PostgreSQL: the first connection is told the server is stopping when it asks for the types.
+  const proxy = createServer((client) => {
+    const first = ++connections === 1;
+    const server = connect(Number(target.port), target.hostname);
+    client.on('error', () => server.destroy());
+    server.on('error', () => client.destroy());
+    client.on('data', (chunk: Buffer) => {
+      if (first && chunk.includes('typarray')) {
+        client.end(adminShutdown());
+        server.destroy();
+      } else server.write(chunk);
+    });
+    server.pipe(client);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => proxy.close());
+  const url = new URL(db.url);
+  url.host = `127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  const sql = postgres(url.toString(), { max: 1, backoff: () => 0.05, onnotice: () => {} });
+  t.teardown(() => sql.end());
+  const unhandled: unknown[] = [];
+  const onUnhandled = (err: unknown) => unhandled.push(err);
+  process.on('unhandledRejection', onUnhandled);
+  t.teardown(() => process.off('unhandledRejection', onUnhandled));
+
+  const ids = [randomUUID(), randomUUID()];
+  const first = await sql<{ id: string }[]>`SELECT id::text FROM unnest(${ids.slice(0, 1)}::uuid[]) AS id`.catch(
+    (err: Error & { code?: string }) => err.code ?? err.message,
+  );
+  t.same(first, [{ id: ids[0] }], 'the query waiting for the connection runs on the next one');
+  const both = await sql<{ id: string }[]>`SELECT id::text FROM unnest(${ids}::uuid[]) AS id`.catch(
+    (err: Error & { code?: string }) => err.code ?? err.message,
+  );
+  t.same(
+    both,
+    ids.map((id) => ({ id })),
+    'an array parameter is sent as an array',
+  );
+  t.equal(connections, 2, 'one connection was cut, the next one served both');
+  t.same(unhandled, [], 'nothing left unhandled');
 });
