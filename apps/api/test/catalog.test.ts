@@ -177,6 +177,30 @@ t.test('catalog', async (t) => {
     },
   );
 
+  // Chinese and Japanese write compounds without spaces: sausage (香肠) is inside pork sausage (猪肉粗香肠), never a
+  // word prefix, and most words are two characters, which other scripts only match at a name's start.
+  t.test('Chinese, Japanese and Korean words are found inside names, at any length', async (t) => {
+    const names = async (q: string, lang: string, path = '/products/search') =>
+      (await search(q, lang, path)).map((p) => p.name);
+    const sausages = await names('香肠', 'zh');
+    t.ok(sausages.includes('猪肉粗香肠') && sausages.includes('萨拉米香肠'), `香肠: ${sausages.join(', ')}`);
+    t.ok(
+      sausages.every((n) => n.includes('香肠')),
+      'every name holds the word',
+    );
+    t.ok((await names('罐头', 'zh')).includes('番茄罐头'), 'canned tomatoes by "canned"');
+    t.ok((await names('ナッツ', 'ja')).includes('カシューナッツ'), 'cashews by "nuts", in katakana');
+    t.same(await names('猪肉 香肠', 'zh'), ['猪肉粗香肠'], 'two words: both inside the name');
+    const milk = await names('牛奶', 'zh');
+    t.match(milk[0], /^牛奶/, 'a name starting with the word still ranks first');
+    t.ok(milk.includes('牛奶巧克力'), milk.join(', '));
+    const dumplings = await names('饺子', 'zh', '/dishes/search');
+    t.ok(dumplings.includes('乌克兰土豆饺子'), `dishes: ${dumplings.join(', ')}`);
+    t.ok((await names('奶酪', 'zh', '/dishes/search')).includes('波兰土豆奶酪饺子'), 'cheese inside a dish name');
+    t.ok((await names('香肠', 'en')).includes('Salami'), 'found from another language, shown in the request language');
+    t.same(await names('il', 'en'), [], 'two Latin letters still match only the start of a name');
+  });
+
   t.test('a product search asked again is answered from memory until the catalog changes', async (t) => {
     const first = await search('zzqqx', 'en', '/products/search');
     t.same(first, [], 'nothing yet');

@@ -22,6 +22,14 @@ export function queryWords(q: string): string[] {
 }
 
 /**
+ * Chinese and Japanese write compounds as one word, and Korean often does (`猪肉香肠`, pork sausage; `된장찌개`):
+ * a query word in these scripts also matches inside a name, at any length, where other words need 3+ letters. The
+ * same character class serves JavaScript and PostgreSQL's regular expressions.
+ */
+const COMPOUNDING_SCRIPT = '[\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uac00-\\ud7af\\uf900-\\ufaff]';
+const compounding = new RegExp(COMPOUNDING_SCRIPT, 'u');
+
+/**
  * The query's words that hold a symbol inside (`a%b`, `m&m`, `50%off`), trimmed of punctuation at their ends: a name
  * must contain each as written (folded), so `%` matches a literal `%` and `a%b` is not the two words `a` and `b`.
  * Hyphens, apostrophes, dots, commas and slashes join or separate words in names (`alho-frances`, `l'huile`, `1.5`):
@@ -229,6 +237,7 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
     const shape = {
       words: words.length > 0,
       typed,
+      inside: words.some((w) => compounding.test(w)),
       fixed: typed && words.length === 1,
       literal: literal.length > 0,
       category: Boolean(s.category),
@@ -315,9 +324,23 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
                  fix AS MATERIALIZED (${startingWithFixes}),`
             : db``
         }
+        ${
+          // Chinese, Japanese or Korean: curated names holding every word anywhere, shortest (closest) first. Imported
+          // names are left out: no index finds one or two characters inside a million names.
+          s.inside
+            ? db`inside AS MATERIALIZED (
+                   SELECT a.product_id, a.search_name, a.language_code, a.is_primary FROM product_aliases a
+                   -- (query words hold only letters and digits: nothing to escape in a LIKE pattern)
+                   WHERE NOT a.imported
+                     AND a.search_name LIKE ALL (
+                       ARRAY(SELECT '%' || fold_text(w) || '%' FROM unnest(${P.words}::text[]) w))
+                   ORDER BY length(a.search_name), a.search_name LIMIT ${P.candidates}),`
+            : db``
+        }
         c AS (
           SELECT * FROM own UNION ALL SELECT * FROM pre
           ${fixed ? db`UNION ALL SELECT * FROM fix_own UNION ALL SELECT * FROM fix` : db``}
+          ${s.inside ? db`UNION ALL SELECT * FROM inside` : db``}
           ${
             // 1-2 characters: only names starting with them (an index range scan); more costs seconds at scale.
             typed
@@ -447,6 +470,10 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
       const tsq = words.length > 0 ? prefixQuery(words) : null;
       const contains = `%${escapeLike(text)}%`;
       const name = sql`fold_text(t.name)`;
+      // every word inside the name: candidates of their own for Chinese, Japanese or Korean words
+      const inside = words.some((w) => compounding.test(w))
+        ? sql`OR NOT EXISTS (SELECT 1 FROM unnest(q.words) w WHERE strpos(${name}, w) = 0)`
+        : sql``;
       return searchSql<(DishSummaryRow & { score: number })[]>`
         WITH q AS (SELECT fold_text(${text}) AS text, fold_text(${contains}) AS contains,
                           ARRAY(SELECT fold_text(w) FROM unnest(${words}::text[]) w) AS words
@@ -488,6 +515,7 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
              OR ${name} % q.text
              OR q.text <% ${name}
              OR to_tsvector('simple', ${name}) @@ fixq.tsq
+             ${inside}
              ${
                tsq
                  ? sql`OR to_tsvector(l.search_config::regconfig, t.name)
@@ -495,8 +523,9 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
              OR to_tsvector('simple', ${name}) @@ q.folded`
                  : sql``
              })
-            -- Every query word matches: as a word prefix, or (3+ letters) inside a word or as a likely typo (a
-            -- stemmed match alone would drop stop words); a word with punctuation inside, literally.
+            -- Every query word matches: as a word prefix, or (3+ letters, or any in a compounding script) inside a
+            -- word, or as a likely typo (a stemmed match alone would drop stop words); a word with punctuation inside,
+            -- literally.
             AND NOT EXISTS (SELECT 1 FROM unnest(${literalWords(text)}::text[]) x
                             WHERE strpos(${name}, fold_text(x)) = 0)
             AND NOT EXISTS (
@@ -504,6 +533,7 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
               WHERE NOT (to_tsvector('simple', ${name})
                            @@ to_tsquery('simple', '''' || replace(qw.w, '''', '''''') || ''':*')
                          OR (length(qw.w) >= 3 AND (strpos(${name}, qw.w) > 0 OR qw.w <% ${name}))
+                         OR (qw.w ~ ${COMPOUNDING_SCRIPT} AND strpos(${name}, qw.w) > 0)
                          -- qw.w, not w: inside FROM fix a bare w is fix's own column, and any word would match
                          OR EXISTS (SELECT 1 FROM fix WHERE fix.w = qw.w
                                       AND to_tsvector('simple', ${name})
