@@ -126,6 +126,28 @@ t.test('personal data', async (t) => {
     t.equal(new Set(racing.map((r) => r.json().dish_id)).size, 1, 'concurrent requests create one dish');
   });
 
+  // Readers fall back to English: a name typed in German had no name in French, Japanese or any other language.
+  t.test('diary: a dish logged by a new name keeps that name in every language', async (t) => {
+    const name = 'Omas Pflaumenkuchen spezial';
+    const created = await a({
+      method: 'POST',
+      url: '/diary',
+      headers: { 'accept-language': 'de' },
+      payload: { date: '2026-11-23', meal_type: 'snack', name },
+    });
+    t.equal(created.statusCode, 201);
+    const { id, dish_id: dishId, recipe_id: recipeId } = created.json();
+    for (const lang of ['fr', 'ja', 'en']) {
+      const headers = { 'accept-language': lang };
+      const day = await a({ method: 'GET', url: '/diary?date=2026-11-23', headers });
+      t.equal(day.json().entries.find((e: { id: string }) => e.id === id)?.name, name, `the day in ${lang}`);
+      t.equal((await a({ method: 'GET', url: `/dishes/${dishId}`, headers })).json().name, name, `the dish in ${lang}`);
+      t.equal((await a({ method: 'GET', url: `/recipes/${recipeId}`, headers })).json().name, name, `recipe, ${lang}`);
+      const recent = await a({ method: 'GET', url: '/diary/recent', headers });
+      t.ok(JSON.stringify(recent.json()).includes(name), `recent dishes in ${lang}`);
+    }
+  });
+
   t.test('diary: invalid input is 400 and stores nothing', async (t) => {
     const before = await count('meal_diary');
     const cases: Record<string, unknown>[] = [

@@ -436,8 +436,10 @@ export function diaryRepository(sql: Queryable) {
     ): Promise<{ dishId: string; recipeId: string }> {
       const [dish] = await sql<{ id: string }[]>`
         INSERT INTO dishes (source, created_by) VALUES ('stub', ${userId}) RETURNING id`;
-      await sql`INSERT INTO dish_translations (dish_id, language_code, name) VALUES (${dish!.id}, ${language},
-        ${name.trim()})`;
+      // The name typed is the dish's name in every language; English, where every reader falls back, holds it too.
+      const names = [{ dish_id: dish!.id, language_code: language, name: name.trim() }];
+      if (language !== 'en') names.push({ ...names[0]!, language_code: 'en' });
+      await sql`INSERT INTO dish_translations ${sql(names)}`;
       const [recipe] = await sql<{ id: string }[]>`
         INSERT INTO recipes (dish_id, is_default, source, servings, calories_per_serving, protein_per_serving,
                              fat_per_serving, carbs_per_serving, created_by)
