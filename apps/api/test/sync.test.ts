@@ -300,6 +300,39 @@ t.test('PUT /menu: the id of an item deleted since is 409 id_conflict, not the i
   t.equal(plan.days[0].items.length, 0, 'still deleted');
 });
 
+// The same week sent again (a retry) while another device deletes one of its items, or the whole week: the tombstone
+// check ran before the deletion committed and the upsert after, so the item came back (53-69 of 150 pairs). Either
+// order must leave it deleted: the PUT first and then the deletion, or the deletion and then 409.
+t.test('PUT /menu racing the deletion of an item or of its week: a deleted item never comes back', async (t) => {
+  const { app, sql } = await buildTestApp(t, { RATE_LIMIT_PER_MINUTE: '1000000' });
+  const a = as(app, await login(app, 'menu-race'));
+  const [borscht] = await sql`SELECT id FROM dishes WHERE code = 'borscht'`;
+  const week = '2026-11-23';
+  const statuses = new Map<string, number>();
+  let back = 0;
+  for (let i = 0; i < 120; i++) {
+    const id = crypto.randomUUID();
+    const put = () =>
+      a({
+        method: 'PUT',
+        url: '/menu',
+        payload: { week_start: week, items: [{ id, date: week, meal_type: 'lunch', dish_id: borscht!.id }] },
+      });
+    t.equal((await put()).statusCode, 200);
+    const remove = () => a({ method: 'DELETE', url: i % 2 ? `/menu/items/${id}` : `/menu?week_start=${week}` });
+    const [again, removed] = await Promise.all([put(), new Promise((r) => setTimeout(r, i % 3)).then(remove)]);
+    const key = `${again.statusCode}/${removed.statusCode}`;
+    statuses.set(key, (statuses.get(key) ?? 0) + 1);
+    if (again.statusCode !== 200) assertError(t, again, 409, 'id_conflict');
+    t.equal(removed.statusCode, 204);
+    const [row] = await sql<{ n: number; deleted: boolean }[]>`
+      SELECT (SELECT count(*)::int FROM menu_items WHERE id = ${id}) AS n,
+             (SELECT deleted FROM sync_changes WHERE kind = 'menu_items' AND row_id = ${id}) AS deleted`;
+    if (row!.n > 0 || !row!.deleted) back++;
+  }
+  t.equal(back, 0, `${back} of 120 deleted items came back or lost their tombstone (${JSON.stringify([...statuses])})`);
+});
+
 t.test('If-Match: a stale version is 412 and changes nothing; without it the last write wins', async (t) => {
   const { app, sql } = await buildTestApp(t);
   const a = as(app, await login(app, 'matcher'));

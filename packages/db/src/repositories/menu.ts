@@ -45,6 +45,17 @@ const ITEM = (sql: Queryable, language: string) => sql`
   LEFT JOIN dish_translations tl ON tl.dish_id = m.dish_id AND tl.language_code = ${language}
   LEFT JOIN dish_translations te ON te.dish_id = m.dish_id AND te.language_code = 'en'`;
 
+/**
+ * Serialises the writes of one user's menus until the transaction ends (the owner first, as every write does; see
+ * `lockOwner`). A week sent again checked its client ids against the tombstones of deleted items before a deletion on
+ * another device committed, and upserted after it: the deleted item came back. Each statement after this lock sees
+ * every menu write committed before it.
+ */
+async function lockMenus(sql: Queryable, userId: string) {
+  await lockOwner(sql, userId);
+  await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`menu:${userId}`}, 0))`;
+}
+
 /** Weekly menus: one plan per user and Monday, one item per date and meal type. */
 export function menuRepository(sql: Queryable) {
   return {
@@ -84,7 +95,7 @@ export function menuRepository(sql: Queryable) {
      * planned by hand keep the model of the last one).
      */
     async upsertSlots(userId: string, weekStart: string, slots: MenuSlotInput[], model?: string) {
-      await lockOwner(sql, userId);
+      await lockMenus(sql, userId);
       const [plan] = await sql<{ id: string }[]>`
         INSERT INTO menu_plans (user_id, week_start, model) VALUES (${userId}, ${weekStart}, ${model ?? null})
         ON CONFLICT (user_id, week_start)
@@ -105,14 +116,23 @@ export function menuRepository(sql: Queryable) {
           DO UPDATE SET dish_id = excluded.dish_id, recipe_id = excluded.recipe_id, servings = excluded.servings`;
     },
 
-    /** One slot of one of the user's menus; false when there is none. */
+    /**
+     * Takes the user's menus for the rest of the transaction (see `lockMenus`): before a write checks its client ids
+     * against the tombstones of deleted items.
+     */
+    lock: (userId: string) => lockMenus(sql, userId),
+
+    /** One slot of one of the user's menus; false when there is none. In a transaction (it takes `lock`). */
     async deleteItem(userId: string, id: string): Promise<boolean> {
+      await lockMenus(sql, userId);
       const rows = await sql`
         DELETE FROM menu_items WHERE id = ${id} AND user_id = ${userId} RETURNING id`;
       return rows.length > 0;
     },
 
+    /** In a transaction (it takes `lock`). */
     async deleteWeek(userId: string, weekStart: string) {
+      await lockMenus(sql, userId);
       await sql`DELETE FROM menu_plans WHERE user_id = ${userId} AND week_start = ${weekStart}`;
     },
   };

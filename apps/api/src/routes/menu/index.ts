@@ -74,6 +74,7 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
       await app
         .transaction(async (tx) => {
           const weekMenus = menuRepository(tx);
+          await weekMenus.lock(request.user.id);
           const slots = [];
           for (const item of items) {
             const ref = await weekMenus.resolve(request.user.id, item);
@@ -113,7 +114,7 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
     },
     async (request, reply) => {
       checkMonday(request.query.week_start, '/querystring/week_start');
-      await menus.deleteWeek(request.user.id, request.query.week_start);
+      await app.transaction((tx) => menuRepository(tx).deleteWeek(request.user.id, request.query.week_start));
       return reply.status(204).send(null);
     },
   );
@@ -129,7 +130,8 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
       },
     },
     async (request, reply) => {
-      if (!(await menus.deleteItem(request.user.id, request.params.id))) throw notFound('Menu item');
+      const deleted = await app.transaction((tx) => menuRepository(tx).deleteItem(request.user.id, request.params.id));
+      if (!deleted) throw notFound('Menu item');
       return reply.status(204).send(null);
     },
   );
