@@ -160,3 +160,83 @@ t.test(
     t.equal((await as(app, other)({ method: 'GET', url: '/diary?date=2026-11-25' })).json().entries.length, 2);
   },
 );
+
+/**
+ * Holds `table` in another transaction until `during` is done, with an export that has reached a section reading it
+ * waiting there: what `during` commits lands between the export's sections.
+ */
+async function exportPausedAt(
+  sql: postgres.Sql,
+  table: string,
+  exporting: () => Promise<unknown>,
+  during: () => Promise<void>,
+) {
+  const blocker = await sql.reserve();
+  try {
+    await blocker`BEGIN`;
+    await blocker.unsafe(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+    const result = exporting();
+    for (let i = 0; i < 250; i++) {
+      const [w] = await sql<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE wait_event_type = 'Lock' AND query ILIKE ${`%${table}%`} AND pid <> pg_backend_pid()`;
+      if (w!.n > 0) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await during();
+    await blocker`COMMIT`;
+    return await result;
+  } finally {
+    blocker.release();
+  }
+}
+
+// Each section was its own statement: a write committed during an export showed in a later section and not in an
+// earlier one (a dish made by a diary entry without the entry), and an export racing the account's deletion answered
+// 200 after it with the diary but not the pantry. Now every section reads one snapshot.
+t.test('GET /me/export reads one snapshot: racing writes and the deletion show in every section or none', async (t) => {
+  const { app, sql } = await buildTestApp(t);
+  const session = await login(app, 'export-snapshot');
+  const call = as(app, session);
+  const [milk] = await sql`SELECT id FROM products WHERE code = 'milk'`;
+  const post = async (url: string, payload: object) =>
+    t.equal((await call({ method: 'POST', url, payload })).statusCode, 201);
+  await post('/diary', { date: '2026-11-25', meal_type: 'lunch', product_id: milk!.id, portion_g: 100 });
+  await post('/user-products', { product_id: milk!.id, quantity: 1, unit_code: 'l' });
+
+  let logged: { dish_id: string } | undefined;
+  const during = await exportPausedAt(
+    sql,
+    'menu_plans',
+    () => call({ method: 'GET', url: '/me/export' }),
+    async () => {
+      // A new name: one transaction makes the dish, its recipe and the entry.
+      const res = await call({
+        method: 'POST',
+        url: '/diary',
+        payload: { date: '2026-11-25', meal_type: 'dinner', name: 'Pie of the night' },
+      });
+      logged = res.json();
+    },
+  );
+  const doc = (during as { json: () => Record<string, { id: string; dish_id?: string }[]> }).json();
+  const entry = doc.diary_entries!.some((e) => e.dish_id === logged!.dish_id);
+  const dish = doc.own_dishes!.some((d) => d.id === logged!.dish_id);
+  t.same({ entry, dish }, { entry: false, dish: false }, 'the write after the export began is in no section');
+
+  const second = as(app, await login(app, 'export-snapshot'));
+  const racing = (await exportPausedAt(
+    sql,
+    'unit_translations',
+    () => call({ method: 'GET', url: '/me/export' }),
+    async () => {
+      t.equal((await second({ method: 'DELETE', url: '/me' })).statusCode, 204, 'deleted on another device');
+    },
+  )) as { statusCode: number; json: () => Record<string, unknown[]> };
+  t.equal(racing.statusCode, 200, 'the export began first: the account as it was');
+  t.same(
+    [racing.json().diary_entries!.length, racing.json().pantry_items!.length],
+    [2, 1],
+    'with its diary and its pantry, not half of it',
+  );
+});

@@ -924,7 +924,7 @@ export interface paths {
         };
         /**
          * Everything the service holds about the caller, as one JSON document
-         * @description Streamed section by section, indented for a person to read, in the shapes of the API: profile, sessions (no token material), diary, pantry, bookmarks, menus, shopping lists, the dishes and recipes made for the caller, recognition jobs with their results, references to the uploaded photos (the photos are purged with their jobs), and cached recommendations. Names in the request language.
+         * @description One snapshot of the account, indented for a person to read, in the shapes of the API: profile, sessions (no token material), diary, pantry, bookmarks, menus, shopping lists, the dishes and recipes made for the caller, recognition jobs with their results, references to the uploaded photos (the photos are purged with their jobs), and cached recommendations. Names in the request language.
          */
         get: operations["exportMyData"];
         put?: never;

@@ -29,7 +29,7 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['account'],
         summary: 'Everything the service holds about the caller, as one JSON document',
         description:
-          'Streamed section by section, indented for a person to read, in the shapes of the API: profile, sessions ' +
+          'One snapshot of the account, indented for a person to read, in the shapes of the API: profile, sessions ' +
           '(no token material), diary, pantry, bookmarks, menus, shopping lists, the dishes and recipes made for the ' +
           'caller, recognition jobs with their results, references to the uploaded photos (the photos are purged ' +
           'with their jobs), and cached recommendations. Names in the request language.',
@@ -46,67 +46,73 @@ const account: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const userId = request.user.id;
       const language = request.language;
-      const profile = await profileRepository(app.sql).get(userId);
-      if (!profile) throw notFound('Profile');
       const time = await app.userTime(request);
-      const sql = app.sql;
-      const catalog = catalogRepository(sql);
-      const jobs = recognitionRepository(sql);
-      const mine = accountRepository(sql);
-      // Each section is read when the stream reaches it, so a large diary is never held next to the others.
-      const sections: [string, () => Promise<unknown>][] = [
-        ['profile', async () => presentProfile(profile, time.today)],
-        ['sessions', () => mine.sessions(userId)],
-        ['diary_entries', () => diaryRepository(sql).all(userId, language)],
-        ['pantry_items', () => pantryRepository(sql).byIds(userId, null, language, time)],
-        ['saved_recipes', () => savedRecipeRepository(sql).byIds(userId, null, language)],
-        [
-          'menus',
-          async () => {
-            const menus = menuRepository(sql);
-            const weeks = await mine.menuWeeks(userId);
-            return Promise.all(weeks.map(async (week) => presentWeek(week, await menus.plan(userId, week, language))));
-          },
-        ],
-        [
-          'shopping_lists',
-          async () => {
-            const lists = shoppingRepository(sql);
-            const weeks = await mine.shoppingWeeks(userId);
-            return Promise.all(weeks.map((week) => renderList(lists, userId, week, language)));
-          },
-        ],
-        [
-          'own_dishes',
-          async () => {
-            const ids = await mine.ownIds('dishes', userId);
-            return Promise.all(ids.map((id) => catalog.dishById(userId, id, language)));
-          },
-        ],
-        [
-          'own_recipes',
-          async () => {
-            const ids = await mine.ownIds('recipes', userId);
-            return Promise.all(ids.map((id) => catalog.recipeById(userId, id, language)));
-          },
-        ],
-        ['dish_jobs', () => jobs.allOf('dish', userId, language)],
-        ['product_jobs', () => jobs.allOf('product', userId, language)],
-        ['images', () => mine.images(userId)],
-        ['recommendations', () => mine.recommendations(userId)],
-      ];
-      async function* document() {
-        yield `{\n  "exported_at": ${JSON.stringify(app.now().toISOString())}`;
+      const exportedAt = app.now().toISOString();
+      // Every section from one snapshot (REPEATABLE READ): a write or the account's deletion racing the export shows
+      // in all of them or in none. Each is serialised as soon as it is read (the text, not the rows, waits for the
+      // rest), and the document is sent once the transaction has ended, so a slow download holds no connection.
+      const parts = await app.transaction(async (sql) => {
+        await sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY`;
+        const profile = await profileRepository(sql).get(userId);
+        if (!profile) throw notFound('Profile');
+        const catalog = catalogRepository(sql);
+        const jobs = recognitionRepository(sql);
+        const mine = accountRepository(sql);
+        const sections: [string, () => Promise<unknown>][] = [
+          ['profile', async () => presentProfile(profile, time.today)],
+          ['sessions', () => mine.sessions(userId)],
+          ['diary_entries', () => diaryRepository(sql).all(userId, language)],
+          ['pantry_items', () => pantryRepository(sql).byIds(userId, null, language, time)],
+          ['saved_recipes', () => savedRecipeRepository(sql).byIds(userId, null, language)],
+          [
+            'menus',
+            async () => {
+              const menus = menuRepository(sql);
+              const weeks = await mine.menuWeeks(userId);
+              return Promise.all(
+                weeks.map(async (week) => presentWeek(week, await menus.plan(userId, week, language))),
+              );
+            },
+          ],
+          [
+            'shopping_lists',
+            async () => {
+              const lists = shoppingRepository(sql);
+              const weeks = await mine.shoppingWeeks(userId);
+              return Promise.all(weeks.map((week) => renderList(lists, userId, week, language)));
+            },
+          ],
+          [
+            'own_dishes',
+            async () => {
+              const ids = await mine.ownIds('dishes', userId);
+              return Promise.all(ids.map((id) => catalog.dishById(userId, id, language)));
+            },
+          ],
+          [
+            'own_recipes',
+            async () => {
+              const ids = await mine.ownIds('recipes', userId);
+              return Promise.all(ids.map((id) => catalog.recipeById(userId, id, language)));
+            },
+          ],
+          ['dish_jobs', () => jobs.allOf('dish', userId, language)],
+          ['product_jobs', () => jobs.allOf('product', userId, language)],
+          ['images', () => mine.images(userId)],
+          ['recommendations', () => mine.recommendations(userId)],
+        ];
+        const parts = [`{\n  "exported_at": ${JSON.stringify(exportedAt)}`];
         for (const [name, read] of sections) {
           const json = JSON.stringify(await read(), null, 2).replaceAll('\n', '\n  ');
-          yield `,\n  ${JSON.stringify(name)}: ${json}`;
+          parts.push(`,\n  ${JSON.stringify(name)}: ${json}`);
         }
-        yield '\n}\n';
-      }
+        parts.push('\n}\n');
+        return parts;
+      });
       return reply
         .type('application/json; charset=utf-8')
         .header('content-disposition', 'attachment; filename="nutrition-export.json"')
-        .send(Readable.from(document()));
+        .send(Readable.from(parts));
     },
   );
 
