@@ -17,6 +17,18 @@ t.test('skips unsupported and excluded languages', async (t) => {
   t.equal(negotiateLanguage('ru;q=0', supported), null);
 });
 
+// RFC 4647 / RFC 9110: `q=0` refuses the range it names and the tags under it, not the language above it. An
+// Austrian who refuses `de-AT` but asks for `de` reads German, not English.
+t.test('q=0 on a region refuses that region only', async (t) => {
+  t.equal(negotiateLanguage('de, de-AT;q=0', supported), 'de');
+  t.equal(negotiateLanguage('pt-PT;q=0, pt-BR', supported), 'pt', 'pt is served as Brazilian Portuguese');
+  t.equal(negotiateLanguage('pt_PT.UTF-8;q=0, pt_BR.UTF-8', supported), 'pt', 'POSIX forms alike');
+  t.equal(negotiateLanguage('de-AT;q=0, *', supported), 'en', '* may still take English');
+  t.equal(negotiateLanguage('de;q=0, de-AT', supported), null, 'a refused language refuses its regions');
+  t.equal(negotiateLanguage('de_DE;q=0, de, fr;q=0.5', supported), 'de');
+  t.equal(negotiateLanguage('en;q=0, de-AT;q=0, *', supported), 'ru', '* skips only what is refused');
+});
+
 t.test('nothing usable gives null so the caller falls back', async (t) => {
   t.equal(negotiateLanguage(undefined, supported), null);
   t.equal(negotiateLanguage('', supported), null);
