@@ -156,6 +156,19 @@ t.test('POSIX language tags, ?lang= over the header, and Vary: Accept-Language',
     headers: { 'accept-language': 'de' },
   });
   t.equal(unknown.headers['content-language'], 'de', 'an unknown lang falls back to the header, never an error');
+
+  // A repeated `lang` (a link built by appending, a client that adds its own) was 400 validation_failed: the first
+  // value naming a language served wins, and with none the request falls back like an unknown one.
+  const searchWith = (lang: string) =>
+    a({ method: 'GET', url: `/dishes/search?q=borscht&limit=1&${lang}`, headers: { 'accept-language': 'en' } });
+  const twice = await searchWith('lang=uk&lang=fr');
+  t.equal(twice.statusCode, 200, 'a repeated lang is no error');
+  t.equal(twice.headers['content-language'], 'uk', 'the first value wins');
+  t.equal(twice.json().items[0].name, 'Борщ');
+  t.equal((await searchWith('lang=xx&lang=&lang=de')).headers['content-language'], 'de', 'the first usable value');
+  const none = await searchWith('lang=xx&lang=yy');
+  t.equal(none.statusCode, 200);
+  t.equal(none.headers['content-language'], 'en', 'none usable: the header decides');
 });
 
 t.test('reference routes: public lists, units behind a token, 12 languages each', async (t) => {

@@ -18,8 +18,11 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The language of every translated field in this response. */
     language: string;
-    /** The `lang` query parameter, taken out of the query before the route's own parameters are checked. */
-    languageAsked: string | undefined;
+    /**
+     * The `lang` query parameter (each value, in order, when it is repeated), taken out of the query before the
+     * route's own parameters are checked.
+     */
+    languageAsked: string[] | undefined;
     /** On a route with `deferLanguage`: the language once known (see there); null when known before the handler. */
     languageReady: Promise<string> | null;
   }
@@ -63,6 +66,14 @@ export default fp(
       }
       return language;
     };
+    // The first `lang` value that names a language served; none, and the header and profile decide.
+    const fromQuery = (values: string[] | undefined) => {
+      for (const value of values ?? []) {
+        const language = negotiateLanguage(value, codes);
+        if (language) return language;
+      }
+      return null;
+    };
     const profileLanguage = async (request: FastifyRequest) => {
       // A public route called with a token: the profile language still applies when the token is valid.
       if (!request.user?.id) app.identify(request);
@@ -82,8 +93,9 @@ export default fp(
     // language asks for it here. It is taken out before the route's query schema sees it.
     app.addHook('preValidation', (request, _reply, done) => {
       const query = request.query as Record<string, unknown> | undefined;
-      if (query && typeof query.lang === 'string') {
-        request.languageAsked = query.lang;
+      // `?lang=de&lang=fr` arrives as a list: it is asked for as well, not left for the schema to refuse.
+      if (query && query.lang !== undefined) {
+        request.languageAsked = [query.lang].flat().filter((value) => typeof value === 'string');
         delete query.lang;
       }
       done();
@@ -91,8 +103,7 @@ export default fp(
 
     // A callback hook: the usual request names its language in the header and needs no promise.
     app.addHook('preHandler', (request, reply, done) => {
-      const asked = request.languageAsked !== undefined ? negotiateLanguage(request.languageAsked, codes) : null;
-      const language = asked ?? fromHeader(request.headers['accept-language']);
+      const language = fromQuery(request.languageAsked) ?? fromHeader(request.headers['accept-language']);
       if (language || (!request.user?.id && !request.headers.authorization)) {
         answer(request, reply, language);
         return done();
