@@ -413,6 +413,46 @@ t.test('shopping list: recipes × servings, pantry subtracted, grouped, toggled,
   t.equal((await a({ method: 'DELETE', url: `/shopping-list/items/${manual.json().id}` })).statusCode, 204);
 });
 
+// README: weights in recipes are of the food itself, shopping lists keep weights as bought. 300 g of broccoli florets
+// from 400 g heads that are 61 % edible (244 g of florets a head) are 2 heads: the list said 1, and the cook ran short.
+t.test("shopping list: a recipe's grams of food are bought with their inedible share", async (t) => {
+  const { app, sql } = await buildTestApp(t);
+  const cook = await login(app, 'edible-cook');
+  const a = as(app, cook);
+  const week = mondayOf(todayUtc());
+  const products = await sql<{ code: string; id: string }[]>`
+    SELECT code, id FROM products WHERE code IN ('broccoli', 'pumpkin', 'egg', 'chicken_thigh')`;
+  const id = Object.fromEntries(products.map((p) => [p.code, p.id]));
+  const [dish] = await sql`INSERT INTO dishes (source, created_by) VALUES ('user', ${cook.user.id}) RETURNING id`;
+  await sql`INSERT INTO dish_translations (dish_id, language_code, name) VALUES (${dish!.id}, 'en', 'Test bake')`;
+  const [recipe] = await sql`
+    INSERT INTO recipes (dish_id, is_default, source, servings, calories_per_serving, created_by)
+    VALUES (${dish!.id}, true, 'user', 1, 500, ${cook.user.id}) RETURNING id`;
+  await sql`INSERT INTO recipe_ingredients ${sql([
+    { recipe_id: recipe!.id, position: 1, product_id: id.broccoli!, quantity: 300, unit_code: 'g' },
+    { recipe_id: recipe!.id, position: 2, product_id: id.pumpkin!, quantity: 300, unit_code: 'g' },
+    { recipe_id: recipe!.id, position: 3, product_id: id.egg!, quantity: 2, unit_code: 'piece' },
+    { recipe_id: recipe!.id, position: 4, product_id: id.chicken_thigh!, quantity: 1, unit_code: 'piece' },
+  ])}`;
+  const put = await a({
+    method: 'PUT',
+    url: '/menu',
+    payload: { week_start: week, items: [{ date: week, meal_type: 'dinner', recipe_id: recipe!.id, servings: 1 }] },
+  });
+  t.equal(put.statusCode, 200, put.body);
+  const list = await a({ method: 'POST', url: '/shopping-list/generate', payload: { week_start: week } });
+  t.equal(list.statusCode, 200, list.body);
+  const items: { product_id: string; quantity: number; unit_code: string }[] = list
+    .json()
+    .groups.flatMap((g: { items: object[] }) => g.items);
+  const line = (code: string) => items.find((i) => i.product_id === id[code]);
+  t.match(line('broccoli'), { quantity: 2, unit_code: 'piece' }, '300 g of florets: 2 heads of 400 g, 61 % edible');
+  t.match(line('pumpkin'), { quantity: 430, unit_code: 'g' }, '300 g of flesh: 429 g of pumpkin (70 % edible)');
+  // Pieces are counted as bought already: the edible share is not taken off twice.
+  t.match(line('egg'), { quantity: 2, unit_code: 'piece' }, '2 eggs are 2 eggs');
+  t.match(line('chicken_thigh'), { quantity: 150, unit_code: 'g' }, 'a 150 g thigh on the bone is 150 g bought');
+});
+
 t.test("recommendations are wholly in the reader's language: no English sentence around Russian names", async (t) => {
   const { app, sql } = await buildTestApp(t);
   const a = as(app, await login(app, 'russian-reader'));

@@ -41,8 +41,17 @@ function dimensionOf(unit: Unit | null): Dimension {
 export const TAP_PRODUCTS: ReadonlySet<string> = new Set(['water']);
 
 /**
- * An amount in a product's dimension (grams, millilitres, or its counted unit: pieces, bunches, cans), or null when
- * it cannot be converted.
+ * How much is bought for one unit of a recipe's amount: a recipe's weight or volume is of the food itself (300 g of
+ * broccoli florets), and of what a shop sells only `edible_portion` is food, so 300 g of it is 300 / 0.61 g as bought.
+ * A counted unit (a piece, a clove) is already as bought. The pantry holds what was bought and is taken as it is.
+ */
+function boughtPerFood(unit: Unit, measures: ProductMeasures): number {
+  return unit.kind === 'count' ? 1 : 1 / (measures.ediblePortion ?? 1);
+}
+
+/**
+ * An amount as bought in a product's dimension (grams, millilitres, or its counted unit: pieces, bunches, cans), or
+ * null when it cannot be converted. `food`: the amount is a recipe's (see `boughtPerFood`), not the pantry's.
  */
 function amountIn(
   dimension: Dimension,
@@ -50,18 +59,20 @@ function amountIn(
   unit: Unit,
   measures: ProductMeasures,
   countUnit = 'piece',
+  food = false,
 ): number | null {
+  const bought = food ? boughtPerFood(unit, measures) : 1;
   if (dimension === 'piece') {
     if (unit.code === countUnit) return quantity;
     const grams = gramsOf(quantity, unit, measures);
     const each = measures.unitGrams[countUnit] ?? (countUnit === 'piece' ? measures.pieceG : null);
-    return grams !== null && each ? grams / each : null;
+    return grams !== null && each ? (grams * bought) / each : null;
   }
   if ((dimension === 'g' && unit.kind === 'mass') || (dimension === 'ml' && unit.kind === 'volume'))
-    return quantity * unit.factor!;
+    return quantity * unit.factor! * bought;
   const grams = gramsOf(quantity, unit, measures);
   if (grams === null) return null;
-  return dimension === 'g' ? grams : grams / (measures.densityGPerMl ?? 1);
+  return dimension === 'g' ? grams * bought : (grams * bought) / (measures.densityGPerMl ?? 1);
 }
 
 /**
@@ -78,9 +89,10 @@ function present(dimension: Dimension, amount: number, countUnit = 'piece'): { q
 
 /**
  * The shopping list of a week: the same product summed across recipes in one dimension (g, ml or pieces, converting
- * kg/l/spoons/cups and pieces through densities and piece weights), minus what the pantry holds, in what a shop
- * sells. Needs that cannot be converted stay separate lines in their own unit; products fully in stock are left out,
- * and so is tap water unless `includeTap`.
+ * kg/l/spoons/cups and pieces through densities and piece weights) as bought (a recipe's weights are of the food, so
+ * the inedible share is added back), minus what the pantry holds, in what a shop sells. Needs that cannot be
+ * converted stay separate lines in their own unit; products fully in stock are left out, and so is tap water unless
+ * `includeTap`.
  */
 export function shoppingLines(
   needs: ShoppingNeed[],
@@ -95,7 +107,7 @@ export function shoppingLines(
     if (!options.includeTap && need.productCode && TAP_PRODUCTS.has(need.productCode)) continue;
     const dimension = dimensionOf(need.productUnit);
     const amount = need.productId
-      ? amountIn(dimension, need.quantity, need.unit, need.measures, countUnitOf(need))
+      ? amountIn(dimension, need.quantity, need.unit, need.measures, countUnitOf(need), true)
       : null;
     const key =
       amount !== null
@@ -107,7 +119,8 @@ export function shoppingLines(
       amount: 0,
       unitCode: need.unit.code,
     };
-    line.amount += amount ?? need.quantity;
+    // A need that cannot be converted is bought in its own unit, as bought all the same.
+    line.amount += amount ?? need.quantity * boughtPerFood(need.unit, need.measures);
     lines.set(key, line);
   }
   for (const item of stock) {

@@ -74,6 +74,46 @@ t.test('liquids in ml and l; pieces through piece weights', async (t) => {
   );
 });
 
+// A recipe weighs the food itself (florets, flesh, meat off the bone); a shop sells it whole, of which
+// `ediblePortion` is food. Pieces, in a recipe or the pantry, are as bought already.
+t.test('grams of food are bought with their inedible share, pieces as they are', async (t) => {
+  const broccoli = { ...plain, pieceG: 400, ediblePortion: 0.61 };
+  const shown = (needs: ShoppingNeed[], stock: Parameters<typeof shoppingLines>[1] = []) =>
+    shoppingLines(needs, stock).map((l) => `${l.quantity} ${l.unitCode}`);
+  const florets = need({ name: 'Broccoli', productUnit: piece, unit: g, quantity: 300, measures: broccoli });
+  t.same(shown([florets]), ['2 piece'], '300 g of florets: 300 / (400 × 0.61) = 1.2 heads, so 2');
+  t.same(shown([florets], [{ productId: 'p', quantity: 1, unit: piece }]), ['1 piece'], 'a head in the pantry: 1 more');
+  t.same(
+    shown([florets], [{ productId: 'p', quantity: 400, unit: g }]),
+    ['1 piece'],
+    'the pantry weighs what was bought: 400 g is one head',
+  );
+  t.same(
+    shown([need({ name: 'Broccoli', productUnit: piece, unit: piece, quantity: 2, measures: broccoli })]),
+    ['2 piece'],
+    'heads asked for are heads bought',
+  );
+  const pumpkin = { ...plain, pieceG: 3000, ediblePortion: 0.7 };
+  t.same(shown([need({ name: 'Pumpkin', quantity: 300, measures: pumpkin })]), ['430 g'], '300 g of flesh: 429 g');
+  t.same(shown([need({ name: 'Pumpkin', quantity: 1, unit: kg, measures: pumpkin })]), ['1.45 kg'], '1 kg: 1.43 kg');
+  t.same(
+    shown([need({ name: 'Pumpkin', unit: piece, quantity: 0.1, measures: pumpkin })]),
+    ['300 g'],
+    'a tenth of a pumpkin is 300 g as bought',
+  );
+  const egg = { ...plain, pieceG: 55, unitGrams: { pack: 550 }, ediblePortion: 0.88 };
+  t.same(
+    shown([need({ name: 'Egg', productUnit: piece, unit: pack, quantity: 0.2, measures: egg })]),
+    ['2 piece'],
+    'a fifth of a pack of ten is 2 eggs, counted as bought on both sides',
+  );
+  t.same(
+    shown([need({ name: 'Egg', productUnit: piece, unit: g, quantity: 100, measures: { ...egg, pieceG: null } })]),
+    ['120 g'],
+    'no piece weight to count by: 100 g of egg is bought as 114 g',
+  );
+});
+
 t.test('stock covering the need leaves the product out; unconvertible needs stay as they are', async (t) => {
   t.same(shoppingLines([need({ quantity: 200 })], [{ productId: 'p', quantity: 1, unit: kg }]), []);
   const packs = shoppingLines([need({ name: 'Yeast', productUnit: g, unit: pack, quantity: 2 })], []);

@@ -54,6 +54,7 @@ export function shoppingRepository(sql: Queryable) {
           product_unit: Unit | null;
           density: number | null;
           piece_g: number | null;
+          edible_portion: number | null;
           unit_grams: Record<string, number> | null;
           category_code: string | null;
         }[]
@@ -62,7 +63,8 @@ export function shoppingRepository(sql: Queryable) {
                (i.quantity * m.servings / r.servings)::float8 AS quantity,
                ${sql.unsafe(UNIT('u'))} AS unit,
                CASE WHEN du.code IS NULL THEN NULL ELSE ${sql.unsafe(UNIT('du'))} END AS product_unit,
-               p.density_g_per_ml::float8 AS density, p.piece_g::float8 AS piece_g, p.unit_grams, p.category_code
+               p.density_g_per_ml::float8 AS density, p.piece_g::float8 AS piece_g,
+               p.edible_portion::float8 AS edible_portion, p.unit_grams, p.category_code
         FROM menu_plans mp
         JOIN menu_items m ON m.menu_plan_id = mp.id
         JOIN recipes r ON r.id = m.recipe_id
@@ -80,7 +82,12 @@ export function shoppingRepository(sql: Queryable) {
         quantity: r.quantity,
         unit: r.unit,
         productUnit: r.product_unit,
-        measures: { densityGPerMl: r.density, pieceG: r.piece_g, unitGrams: r.unit_grams ?? {} },
+        measures: {
+          densityGPerMl: r.density,
+          pieceG: r.piece_g,
+          unitGrams: r.unit_grams ?? {},
+          ediblePortion: r.edible_portion ?? 1,
+        },
         categoryCode: r.category_code,
       }));
     },
