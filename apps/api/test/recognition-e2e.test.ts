@@ -1,4 +1,5 @@
 import t from 'tap';
+import { once } from 'node:events';
 import postgres from 'postgres';
 import { createTestDatabase } from '@nutrition/db/testing';
 import { api, fakeJpeg, imageJson, loginOver, readStream, startService } from './processes.ts';
@@ -185,6 +186,37 @@ t.test('a worker killed mid-job: another worker completes it', async (t) => {
   t.equal(stream.events.at(-1)!.data.status, 'done', 'completed by the second worker');
   const [row] = await sql`SELECT attempts FROM dish_recognition_jobs WHERE id = ${job.body.job_id}`;
   t.equal(row!.attempts, 2);
+});
+
+t.test('a worker that stalls mid-job and wakes after the retry failed it: the job stays failed', async (t) => {
+  const { url } = await database(t);
+  const slow = await fakeOpenAi(visionReplies({ delayMs: 12_000 }));
+  t.teardown(slow.close);
+  const down = await fakeOpenAi(() => ({ status: 500 }));
+  t.teardown(down.close);
+  const apiA = await startService(t, 'api', { DATABASE_URL: url });
+  const worker = { DATABASE_URL: url, OPENAI_API_KEY: 'k', QUEUE_SUPERVISE_SECONDS: '1' };
+  const stalled = await startService(t, 'dish-worker', { ...worker, OPENAI_BASE_URL: slow.baseUrl });
+  const token = await loginOver(apiA.url, 'stalled');
+  const job = await api(apiA.url, token, 'POST', '/ai/recognize-dish', { image: imageJson(fakeJpeg(12)) });
+  const until = Date.now() + 10_000;
+  while (Date.now() < until && slow.requests.length === 0) await new Promise((r) => setTimeout(r, 50));
+  t.equal(slow.requests.length, 1, 'the first worker is waiting for its model');
+  // A long GC pause, a throttled container, a frozen VM: its heartbeats stop, and pg-boss hands the job out again.
+  stalled.child.kill('SIGSTOP');
+  t.teardown(() => {
+    if (stalled.child.exitCode === null) stalled.child.kill('SIGCONT');
+  });
+  const stream = readStream(`${apiA.url}/ai/jobs/${job.body.job_id}/stream`, token, 60_000);
+  await startService(t, 'dish-worker', { ...worker, OPENAI_BASE_URL: down.baseUrl });
+  const { events } = await stream;
+  t.match(events.at(-1)!.data, { status: 'failed', error: { code: 'model_unavailable' } }, 'the client saw it fail');
+  // The first worker wakes to its model's answer; stopping it waits for the job in its hands.
+  stalled.child.kill('SIGCONT');
+  stalled.child.kill('SIGTERM');
+  await once(stalled.child, 'exit');
+  const after = await api(apiA.url, token, 'GET', `/ai/jobs/${job.body.job_id}`);
+  t.match(after.body, { status: 'failed', result: null, error: { code: 'model_unavailable' } }, 'and it stays so');
 });
 
 t.test('paid jobs are taken before every waiting free job', async (t) => {

@@ -14,7 +14,8 @@ export interface RecognitionSteps<Answer> {
 
 /**
  * The course every recognition job takes, whichever worker runs it: start, photos, model, result. `signal` is the
- * worker's stop: a model call it aborted is thrown, not stored, so pg-boss hands the job to another worker.
+ * worker's stop: a model call it aborted is thrown, not stored, so pg-boss hands the job to another worker. An
+ * outcome that arrives after the job was started again or ended elsewhere is not stored ('skipped').
  */
 export async function runRecognitionJob<Answer>(
   jobs: ReturnType<typeof recognitionRepository>,
@@ -25,10 +26,10 @@ export async function runRecognitionJob<Answer>(
 ): Promise<JobOutcome> {
   const job = await jobs.start(kind, jobId);
   if (!job) return 'skipped';
-  if (job.images.length === 0) {
-    await jobs.finish(kind, jobId, { error: { code: 'images_expired', message: steps.expiredMessage } });
-    return 'failed';
-  }
+  const finish = async (outcome: Parameters<typeof jobs.finish>[2], stored: 'done' | 'failed') =>
+    (await jobs.finish(kind, jobId, outcome, job.attempt)) ? stored : 'skipped';
+  if (job.images.length === 0)
+    return finish({ error: { code: 'images_expired', message: steps.expiredMessage } }, 'failed');
   let result: unknown;
   try {
     // The result may ask a model too (the dish worker estimates the macros of a dish it has not seen).
@@ -37,9 +38,7 @@ export async function runRecognitionJob<Answer>(
     const error = modelJobError(err);
     // Stopped mid-call (a deploy), the model did not fail: the job is retried elsewhere rather than ended failed.
     if (!error || signal?.aborted) throw err;
-    await jobs.finish(kind, jobId, { error });
-    return 'failed';
+    return finish({ error }, 'failed');
   }
-  await jobs.finish(kind, jobId, { result });
-  return 'done';
+  return finish({ result }, 'done');
 }

@@ -116,10 +116,11 @@ export async function runWorker(
     statementTimeoutMs: settings.QUEUE_STATEMENT_TIMEOUT_SECONDS * 1000,
     concurrency: settings.WORKER_CONCURRENCY,
     handle: makeHandler(sql, log, settings),
-    giveUp: (data) =>
-      jobs.finish(kind, data.jobId, {
+    giveUp: async (data) => {
+      await jobs.finish(kind, data.jobId, {
         error: { code: 'worker_lost', message: 'The job was interrupted too many times' },
-      }),
+      });
+    },
     onAttempt: metrics.attempt,
     log,
   });

@@ -12,7 +12,7 @@ import {
 
 const DEAD_LETTER_CHECK_MS = 1000;
 
-/** What became of a job: stored done or failed, or nothing to do (already finished). */
+/** What became of a job: stored done or failed, or nothing stored (already finished, or started again since). */
 export type JobOutcome = 'done' | 'failed' | 'skipped';
 
 export interface WorkerLoopOptions {

@@ -67,3 +67,89 @@ t.test('every recognition job: photos in order, purged photos, model errors, ret
   t.equal(await runRecognitionJob(jobs, 'product', crashed, steps), 'done', 'the retry runs it again');
   t.match(await state(crashed), { status: 'done', attempts: 2 });
 });
+
+t.test('a finished job is final: an earlier attempt answering late does not change it', async (t) => {
+  const { sql } = await openTestDatabase(t, { max: 2 });
+  const [user] = await sql<
+    { id: string }[]
+  >`INSERT INTO users (identity_provider, external_subject) VALUES ('test', 'late-attempt') RETURNING id`;
+  const jobs = recognitionRepository(sql);
+  const submit = async (kind: 'dish' | 'product') =>
+    (
+      await sql.begin((tx) =>
+        recognitionRepository(tx).create(kind, user!.id, kind === 'dish' ? {} : { jobType: 'receipt' }, [
+          { contentType: 'image/jpeg', data: Buffer.from([0xff, 0xd8, 0xff, 1]) },
+        ]),
+      )
+    ).id;
+  const state = async (kind: 'dish' | 'product', id: string) =>
+    (await sql`SELECT status, result, error FROM ${sql(`${kind}_recognition_jobs`)} WHERE id = ${id}`)[0]!;
+  const steps = (recognise: () => Promise<string>) => ({
+    expiredMessage: 'gone',
+    recognise,
+    result: async (_job: unknown, model: string) => ({ dishes: [], items: [], model }),
+  });
+  const modelDown = steps(async () => Promise.reject(new ModelUnavailable('timeout')));
+  /** An attempt whose model answers (or fails) only when told: a worker stalled past its heartbeat. */
+  const stalled = (kind: 'dish' | 'product', id: string, answer: () => Promise<string>) => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const outcome = runRecognitionJob(
+      jobs,
+      kind,
+      id,
+      steps(async () => {
+        await held;
+        return answer();
+      }),
+    );
+    return { release, outcome };
+  };
+  const started = async (kind: 'dish' | 'product', id: string) => {
+    while ((await state(kind, id)).status !== 'processing') await new Promise((r) => setTimeout(r, 10));
+  };
+
+  for (const kind of ['dish', 'product'] as const) {
+    // The retry (another worker) ends the job failed; the first attempt's answer comes after.
+    const retried = await submit(kind);
+    const first = stalled(kind, retried, async () => 'late answer');
+    await started(kind, retried);
+    t.equal(await runRecognitionJob(jobs, kind, retried, modelDown), 'failed', `${kind}: the retry fails the job`);
+    first.release();
+    t.equal(await first.outcome, 'skipped', `${kind}: the late answer is not stored`);
+    t.match(
+      await state(kind, retried),
+      { status: 'failed', result: null, error: { code: 'model_unavailable' } },
+      `${kind}: the job stays failed, without a result`,
+    );
+
+    // The dead-letter queue gives the job up (worker_lost) while an attempt still runs.
+    const lost = await submit(kind);
+    const running = stalled(kind, lost, async () => 'late answer');
+    await started(kind, lost);
+    await jobs.finish(kind, lost, {
+      error: { code: 'worker_lost', message: 'The job was interrupted too many times' },
+    });
+    running.release();
+    t.equal(await running.outcome, 'skipped', `${kind}: the answer after worker_lost is not stored`);
+    t.match(
+      await state(kind, lost),
+      { status: 'failed', result: null, error: { code: 'worker_lost' } },
+      `${kind}: given up, it stays failed`,
+    );
+
+    // The retry ends the job done; the first attempt's model fails after: the client keeps its result.
+    const done = await submit(kind);
+    const failing = stalled(kind, done, async () => Promise.reject(new ModelUnavailable('timeout')));
+    await started(kind, done);
+    const answered = steps(async () => 'answer');
+    t.equal(await runRecognitionJob(jobs, kind, done, answered), 'done', `${kind}: the retry ends the job done`);
+    failing.release();
+    t.equal(await failing.outcome, 'skipped', `${kind}: nor the model error after done`);
+    t.match(
+      await state(kind, done),
+      { status: 'done', result: { model: 'answer' }, error: null },
+      `${kind}: still done`,
+    );
+  }
+});

@@ -27,6 +27,8 @@ export interface UploadedImage {
 /** A job a worker has started: who sent it, what was asked, and its photos in order. */
 export interface StartedJob {
   id: string;
+  /** Which start this is (the job's `attempts`): only this attempt's outcome is stored, see `finish`. */
+  attempt: number;
   user_id: string;
   job_type?: ProductJobType;
   target_date?: string | null;
@@ -255,7 +257,8 @@ export function recognitionRepository(sql: Queryable) {
 
     /**
      * queued → processing (again, after a retry), with the job's photos in the same statement (none when they were
-     * purged); null when the job is already finished or gone.
+     * purged); null when the job is already finished or gone. Each start counts an attempt, which the job then belongs
+     * to: an earlier attempt still running (its worker stalled past its heartbeat) can no longer finish it.
      */
     async start(kind: RecognitionKind, jobId: string): Promise<StartedJob | null> {
       const rows = await sql<(Omit<StartedJob, 'images'> & { content_type: string | null; data: Buffer | null })[]>`
@@ -263,7 +266,8 @@ export function recognitionRepository(sql: Queryable) {
           UPDATE ${sql(TABLE[kind])} SET status = 'processing', started_at = now(), attempts = attempts + 1, updated_at
             = now()
           WHERE id = ${jobId} AND status IN ('queued', 'processing')
-          RETURNING id, user_id ${kind === 'product' ? sql`, job_type` : sql`, target_date, target_meal_type`})
+          RETURNING id, attempts AS attempt, user_id
+            ${kind === 'product' ? sql`, job_type` : sql`, target_date, target_meal_type`})
         SELECT s.*, i.content_type, i.data FROM started s
         LEFT JOIN job_images i ON i.${sql(kind === 'dish' ? 'dish_job_id' : 'product_job_id')} = s.id
         ORDER BY i.position`;
@@ -273,14 +277,31 @@ export function recognitionRepository(sql: Queryable) {
       return { ...job, images };
     },
 
-    async finish(kind: RecognitionKind, jobId: string, outcome: { result: unknown } | { error: JobError }) {
+    /**
+     * processing → done or failed; true when stored. With the `attempt` its start returned, only while the job is
+     * still that attempt's; without (a job given up from the dead-letter queue), any job not yet finished. A finished
+     * job is final: the client has seen it end, and a late answer must not turn a failed job done (nor a done one
+     * failed).
+     */
+    async finish(
+      kind: RecognitionKind,
+      jobId: string,
+      outcome: { result: unknown } | { error: JobError },
+      attempt?: number,
+    ): Promise<boolean> {
       const [status, result, error] =
         'error' in outcome ? ['failed', null, outcome.error] : ['done', outcome.result, null];
-      await sql`
+      const held =
+        attempt === undefined
+          ? sql`status IN ('queued', 'processing')`
+          : sql`status = 'processing' AND attempts = ${attempt}`;
+      const rows = await sql`
         UPDATE ${sql(TABLE[kind])}
         SET status = ${status}, result = ${result === null ? null : JSON.stringify(result)}::jsonb,
             error = ${error === null ? null : JSON.stringify(error)}::jsonb, finished_at = now(), updated_at = now()
-        WHERE id = ${jobId} AND status <> 'done'`;
+        WHERE id = ${jobId} AND ${held}
+        RETURNING id`;
+      return rows.length > 0;
     },
 
     /** Deletes uploaded photos older than the retention period; returns how many. */
