@@ -371,6 +371,47 @@ t.test('SSE event ids name job states: Last-Event-ID resumes without repeating w
   t.equal(junk.events.length, 1);
 });
 
+t.test('a stream never goes back: a read begun before a change and answered after it is not sent', async (t) => {
+  const { app, sql } = await buildTestApp(t);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const session = await login(app, 'ordered');
+  const job = (
+    await as(app, session)({ method: 'POST', url: '/ai/recognize-dish', payload: { image: imageJson(fakeJpeg(2)) } })
+  ).json();
+  // As under load: the stream's reads (in the request language) take 300 ms after their snapshot; the trigger's
+  // notifications (no language) do not. Unslowed, a worker starting the job just as the stream subscribes did this
+  // in 1-3 of 150 runs.
+  await sql.unsafe(`
+    ALTER FUNCTION dish_job_json(dish_recognition_jobs, text) RENAME TO dish_job_json_unslowed;
+    CREATE FUNCTION dish_job_json(j dish_recognition_jobs, lang text DEFAULT NULL) RETURNS json
+    LANGUAGE plpgsql STABLE AS $$
+    BEGIN
+      IF lang IS NOT NULL THEN PERFORM pg_sleep(0.3); END IF;
+      RETURN dish_job_json_unslowed(j, lang);
+    END $$`);
+  const stream = readStream(`${url}/ai/jobs/${job.job_id}/stream`, session.access_token, 10_000);
+  // Subscribed, the stream sends the job as first read (queued) and reads it again; a worker starts the job meanwhile.
+  while (app.jobEvents.size === 0) await new Promise((r) => setTimeout(r, 5));
+  await new Promise((r) => setTimeout(r, 50));
+  const jobs = recognitionRepository(app.sql);
+  await jobs.start('dish', job.job_id);
+  await new Promise((r) => setTimeout(r, 600));
+  await jobs.finish('dish', job.job_id, { result: { dishes: [] } });
+  const { events } = await stream;
+  t.same(
+    events.map((e) => e.data.status),
+    ['queued', 'processing', 'done'],
+    'each state once, in the order it happened (was queued, processing, queued, done)',
+  );
+  const times = events.map((e) => Number(e.id.split('-')[0]));
+  t.same(
+    times,
+    [...times].sort((a, b) => a - b),
+    'event ids never go back',
+  );
+});
+
 t.test(
   'a photo of 8 MiB in base64 wrapped every 76 characters with CRLF (MIME, Android) is taken (was 413)',
   async (t) => {

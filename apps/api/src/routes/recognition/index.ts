@@ -28,6 +28,17 @@ import {
 
 const TERMINAL = new Set(['done', 'failed']);
 
+/** How far along its life a job is: statuses only move forward (a retry starts a job that is processing again). */
+const STAGE: Record<JobState['status'], number> = { queued: 0, processing: 1, done: 2, failed: 2 };
+
+/** What an event id names: a job's status and when it last changed. */
+type Version = Pick<JobState, 'status' | 'updatedAt'>;
+
+/** Whether `state` comes after `than`: a later stage, or the same one changed later (a retry's new start). */
+const isLater = (state: Version, than: Version) =>
+  STAGE[state.status] > STAGE[than.status] ||
+  (STAGE[state.status] === STAGE[than.status] && state.updatedAt > than.updatedAt);
+
 /** A multipart request has no parsed body: only a JSON body is validated by the schema. */
 const jsonBodyOnly: FastifySchemaCompiler<TSchema> = (route) => {
   const validate = TypeBoxValidatorCompiler(route);
@@ -178,15 +189,18 @@ const recognition: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, {
       const job = await findJob(kind, userId, request.params.id, request.language);
       const events = openEventStream(request, reply);
       // Event ids name a job state (`<updated_at ms>-<status>`). A client reconnecting with `Last-Event-ID` is not sent
-      // that state again, only what came after; a final state is always sent, since it is what ends the stream.
-      const resumed = String(request.headers['last-event-id'] ?? '');
-      let last = /^\d+-(queued|processing)$/.test(resumed) ? resumed : '';
+      // that state again, nor an earlier one, only what came after; a final state is always sent, since it is what ends
+      // the stream.
+      const resumed = /^(\d+)-(queued|processing)$/.exec(String(request.headers['last-event-id'] ?? ''));
+      let last: Version | null = resumed
+        ? { status: resumed[2] as JobState['status'], updatedAt: Number(resumed[1]) }
+        : null;
       const send = (state: JobState) => {
-        // The same state can come both from a read and from its notification.
-        const id = `${state.updatedAt}-${state.status}`;
-        if (id === last) return;
-        last = id;
-        events.send('status', state.json, id);
+        // The same state can come both from a read and from its notification, and a read begun before a change can
+        // answer after the change's notification: only a state later than the last one sent goes out.
+        if (last && !isLater(state, last)) return;
+        last = state;
+        events.send('status', state.json, `${state.updatedAt}-${state.status}`);
         if (TERMINAL.has(state.status)) events.close();
       };
       // A finished job is read again in the stream's language: notifications carry its names as stored.
