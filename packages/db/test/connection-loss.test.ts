@@ -114,3 +114,29 @@ t.test('a connection cut while it reads the array types reconnects and sends arr
   t.equal(connections, 2, 'one connection was cut, the next one served both');
   t.same(unhandled, [], 'nothing left unhandled');
 });
+
+// A socket's error settled the statements the connection had been given, but the pool counted the connection open
+// until the socket's close, and a statement given to it in between waited forever (here within 2-4 rounds of the
+// server ending every session of a busy pool). The patch settles what is left when the socket closes.
+t.test('a statement given to a connection between its socket error and its close settles', async (t) => {
+  const db = await createTestDatabase();
+  t.teardown(db.drop);
+  const sql = postgres(db.url, { max: 4, backoff: () => 0.05, onnotice: () => {} });
+  t.teardown(() => sql.end({ timeout: 1 }));
+  const admin = postgres(db.adminUrl, { max: 1, onnotice: () => {} });
+  t.teardown(() => admin.end());
+  const name = new URL(db.url).pathname.slice(1);
+  let hung = 0;
+  const settle = (n: number) =>
+    Promise.race([
+      Promise.all(Array.from({ length: n }, () => sql`SELECT pg_sleep(0.001)`.catch(() => {}))).then(() => true),
+      new Promise<boolean>((r) => setTimeout(() => r(false), 5000)),
+    ]);
+  for (let round = 0; round < 20 && hung === 0; round++) {
+    if (!(await settle(4))) hung++;
+    await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ${name}`;
+    // right away, while the sockets' errors and closes arrive
+    if (!(await settle(1))) hung++;
+  }
+  t.equal(hung, 0, 'every statement settled (answered or rejected) within 5 s');
+});
