@@ -136,17 +136,29 @@ export type Queryable = Sql | postgres.TransactionSql<Sql extends postgres.Sql<i
 export type Transaction = Database['transaction'];
 export type Db = Database['db'];
 
-/** True when the database answers a round trip within the time (so a hung database cannot hang a health probe). */
+/** Failures of a pooled connection the server had closed before it was used: the server was never asked. */
+const CLOSED_BEFORE_ASKED = new Set(['CONNECTION_CLOSED', 'ECONNRESET', 'EPIPE', '57P01']);
+
+/**
+ * True when the database answers a round trip within the time (so a hung database cannot hang a health probe). After
+ * a restart or a failover the pool still holds connections the server has closed, and a statement sent on one fails
+ * without the server being asked: the probe then asks again, on another connection, while time is left.
+ */
 export async function databaseAnswers(sql: Sql, timeoutMs = 2000): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('database timeout')), timeoutMs);
+  });
   try {
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('database timeout')), timeoutMs);
-    });
-    await Promise.race([sql`SELECT 1`.execute(), timeout]);
-    return true;
-  } catch {
-    return false;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await Promise.race([sql`SELECT 1`.execute(), timeout]);
+        return true;
+      } catch (err) {
+        const code = (err as { code?: unknown }).code;
+        if (attempt > sql.options.max || typeof code !== 'string' || !CLOSED_BEFORE_ASKED.has(code)) return false;
+      }
+    }
   } finally {
     clearTimeout(timer);
   }
