@@ -144,6 +144,29 @@ t.test('recommendations through an OpenAI-compatible endpoint: stored with match
   t.match(server.requests[0]!.messages.at(-1)!.content, /Russian/);
 });
 
+t.test('a NUL in model-made text is dropped: the recipe is saved, not a 500', async (t) => {
+  // PostgreSQL cannot store a NUL: a title, ingredient name or step holding one made the save fail with 500.
+  const dirty = sampleRecipe({
+    title: 'Гречка\u0000 с грибами',
+    ingredients: [{ name: 'Гречневая\u0000 крупа', quantity: 160, unit: 'g' }],
+    steps: ['Отварите\u0000 гречку.'],
+  });
+  const server = await fakeOpenAi([{ content: JSON.stringify({ recipes: [dirty] }) }]);
+  t.teardown(server.close);
+  const { app, sql } = await buildTestApp(t, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: server.baseUrl });
+  const a = as(app, await login(app, 'nul'));
+  const res = await a({ method: 'GET', url: '/recommendations?limit=1', headers: { 'accept-language': 'ru' } });
+  t.equal(res.statusCode, 200, res.body.slice(0, 200));
+  const item = res.json().items[0];
+  t.equal(item.title, 'Гречка с грибами');
+  t.same(
+    item.steps.map((s: { text: string }) => s.text),
+    ['Отварите гречку.'],
+  );
+  const [buckwheat] = await sql`SELECT id FROM products WHERE code = 'buckwheat'`;
+  t.equal(item.ingredients[0].product_id, buckwheat!.id, 'the cleaned name matches the catalog');
+});
+
 t.test(
   'menus: manual upsert keeps other slots; week mode fits every day; dates mode fills only its slots',
   async (t) => {

@@ -1,5 +1,5 @@
 import OpenAI, { APIError } from 'openai';
-import { scriptProblem } from '@nutrition/domain';
+import { scriptProblem, withCleanText } from '@nutrition/domain';
 import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import {
@@ -114,7 +114,9 @@ export function openAiProvider(config: OpenAiConfig): ModelProvider &
       }
       let problem: string;
       try {
-        const parsed: unknown = JSON.parse(content);
+        // A stray NUL or other control character in the text is dropped, as the input rule would refuse it (and
+        // PostgreSQL cannot store a NUL); a string left empty fails the schema and is asked for again.
+        const parsed = withCleanText(JSON.parse(content));
         const errors = Value.Errors(schema, parsed);
         const checked = errors.length === 0 ? check(parsed as T) : null;
         if (errors.length === 0 && checked === null) return parsed as T;

@@ -78,6 +78,32 @@ t.test('text in another language than asked for is asked for again, like a schem
   );
 });
 
+t.test('a stray control character in the text is dropped, not stored and not a failure', async (t) => {
+  // A NUL cannot be stored in PostgreSQL text: it made the save fail with 500 internal_error.
+  const dirty = sampleRecipe({
+    title: 'Гречка\u0000 с грибами',
+    ingredients: [{ name: 'Гречневая\u0000 крупа', quantity: 160, unit: 'g' }],
+    steps: ['Отварите\u0007 гречку.\nПодавайте.'],
+  });
+  const server = await fakeOpenAi([{ content: JSON.stringify({ recipes: [dirty] }) }]);
+  t.teardown(server.close);
+  const out = await provider(server.baseUrl).p.recommend({ ...ctx, count: 1, mealType: null });
+  t.equal(out.recipes[0]!.title, 'Гречка с грибами');
+  t.equal(out.recipes[0]!.ingredients[0]!.name, 'Гречневая крупа');
+  t.same(out.recipes[0]!.steps, ['Отварите гречку.\nПодавайте.'], 'line breaks stay, as in user text');
+  t.equal(server.requests.length, 1, 'cleaned, not asked again');
+
+  // A title of nothing but control characters is empty once cleaned: asked for again like any schema error.
+  const empty = await fakeOpenAi([
+    { content: JSON.stringify({ recipes: [sampleRecipe({ title: '\u0000' })] }) },
+    { content: JSON.stringify({ recipes: [sampleRecipe()] }) },
+  ]);
+  t.teardown(empty.close);
+  t.equal((await provider(empty.baseUrl).p.recommend({ ...ctx, count: 1, mealType: null })).recipes.length, 1);
+  t.equal(empty.requests.length, 2);
+  t.match(empty.requests[1]!.messages.at(-1)!.content, /title/);
+});
+
 t.test('schema violations are retried at most twice more', async (t) => {
   const server = await fakeOpenAi([{ content: JSON.stringify({ recipes: [sampleRecipe({ servings: 0 })] }) }]);
   t.teardown(server.close);

@@ -16,6 +16,18 @@ export function withoutControlCharacters(value: string): string {
   return value.replace(CONTROL_IN_TEXT_ALL, '');
 }
 
+/**
+ * Every string in a parsed JSON value (a model's answer) made to pass the rule for free text, as an import's names
+ * are: control characters other than tab, line feed and carriage return removed, and a lone surrogate replaced by
+ * U+FFFD. Property names are kept; other values are returned as they are.
+ */
+export function withCleanText(value: unknown): unknown {
+  if (typeof value === 'string') return withoutControlCharacters(value).toWellFormed();
+  if (Array.isArray(value)) return value.map(withCleanText);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, withCleanText(child)]));
+}
+
 /** Why a string is not acceptable text, or null when it is. */
 export function textProblem(value: string, kind: 'text' | 'line'): string | null {
   if ((kind === 'text' ? CONTROL_IN_TEXT : CONTROL_IN_LINE).test(value)) return 'must not contain control characters';

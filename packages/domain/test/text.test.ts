@@ -1,5 +1,12 @@
 import t from 'tap';
-import { findTextProblem, MAX_NESTING, scriptProblem, textProblem, withoutControlCharacters } from '../src/text.ts';
+import {
+  findTextProblem,
+  MAX_NESTING,
+  scriptProblem,
+  textProblem,
+  withCleanText,
+  withoutControlCharacters,
+} from '../src/text.ts';
 
 t.test('control characters and lone surrogates are refused; tab and line breaks only in free text', async (t) => {
   t.equal(textProblem('Grandma’s borscht — 2 ☕ 🍲', 'text'), null, 'any real text');
@@ -63,4 +70,17 @@ t.test('text cleaned rather than refused loses its control characters but tab an
   const clean = withoutControlCharacters(dirty);
   t.equal(clean, 'Crème brûlée\tà la\r\nfrançaise ☕');
   t.equal(textProblem(clean, 'text'), null, "what is left passes the service's own text rule");
+});
+
+t.test('every string of a model answer is cleaned to pass the text rule; numbers and names stay', async (t) => {
+  const answer = {
+    recipes: [{ title: 'Buck\u0000wheat', servings: 2, steps: ['Boil\u0007 it.\nServe.', 'x\ud800'], ok: true }],
+    none: null,
+  };
+  const clean = withCleanText(answer);
+  t.same(clean, {
+    recipes: [{ title: 'Buckwheat', servings: 2, steps: ['Boil it.\nServe.', 'x\ufffd'], ok: true }],
+    none: null,
+  });
+  t.equal(findTextProblem(clean, '', 'text'), null, 'nothing the input rule refuses is left');
 });
