@@ -167,6 +167,21 @@ t.test('a NUL in model-made text is dropped: the recipe is saved, not a 500', as
   t.equal(item.ingredients[0].product_id, buckwheat!.id, 'the cleaned name matches the catalog');
 });
 
+t.test('a generated recipe of a pinch of salt is saved without a serving weight, not a 500', async (t) => {
+  // 0.04 g for one serving rounded to a 0 g serving, which recipes refuse (serving_g > 0): the save answered 500.
+  const pinch = sampleRecipe({ servings: 1, ingredients: [{ name: 'Соль', quantity: 0.04, unit: 'g' }] });
+  const server = await fakeOpenAi([{ content: JSON.stringify({ recipes: [pinch] }) }]);
+  t.teardown(server.close);
+  const { app, sql } = await buildTestApp(t, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: server.baseUrl });
+  const a = as(app, await login(app, 'pinch'));
+  const res = await a({ method: 'GET', url: '/recommendations?limit=1', headers: { 'accept-language': 'ru' } });
+  t.equal(res.statusCode, 200, res.body.slice(0, 200));
+  const item = res.json().items[0];
+  t.equal(item.calories_per_serving, 0, "weighed: computed from the salt, not the model's 420 kcal");
+  const [recipe] = await sql`SELECT serving_g FROM recipes WHERE id = ${item.id}`;
+  t.equal(recipe!.serving_g, null, 'a serving too light to state in 0.1 g has no serving weight');
+});
+
 t.test(
   'menus: manual upsert keeps other slots; week mode fits every day; dates mode fills only its slots',
   async (t) => {

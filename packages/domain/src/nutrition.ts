@@ -90,8 +90,10 @@ export interface IngredientAmount {
 /**
  * Per-serving nutrition of a recipe: each ingredient's grams × its per-100 g values, summed and divided by servings,
  * rounded to 0.1. Ingredients that cannot be weighed or have no nutrition are counted in `unmeasured`. `servingG` is
- * what one serving weighs (the ingredients' grams ÷ servings), null unless every ingredient was weighed. A nutrient
- * beyond the macros is null unless every weighed ingredient states it: a partial sum would read as a whole.
+ * what one serving weighs (the ingredients' grams ÷ servings, to 0.1 g), null unless every ingredient was weighed,
+ * and null for a serving under 0.05 g (a pinch of salt): 0 g is no serving weight, and portions of it would be
+ * infinite. A nutrient beyond the macros is null unless every weighed ingredient states it: a partial sum would read
+ * as a whole.
  */
 export function recipePerServing(
   ingredients: IngredientAmount[],
@@ -119,14 +121,14 @@ export function recipePerServing(
     total.fat += n.fat;
     total.carbs += n.carbs;
   }
-  const weighed = ingredients.every((i) => i.grams !== null) && grams > 0;
+  const servingG = ingredients.every((i) => i.grams !== null) ? round1(grams / servings) : 0;
   return {
     calories: round1(total.calories / servings),
     protein: round1(total.protein / servings),
     fat: round1(total.fat / servings),
     carbs: round1(total.carbs / servings),
     unmeasured,
-    servingG: weighed ? round1(grams / servings) : null,
+    servingG: servingG > 0 ? servingG : null,
     nutrients,
   };
 }

@@ -72,6 +72,16 @@ t.test('per-serving nutrition of a hand-worked recipe', async (t) => {
   t.equal(partly.servingG, null, 'an ingredient that cannot be weighed leaves the serving weight unknown');
 });
 
+t.test('a serving lighter than 0.05 g has no serving weight, not 0 g', async (t) => {
+  // A recipe of 0.04 g of salt for one serving rounded to a 0 g serving, which recipes refuse (serving_g > 0):
+  // saving a generated one answered 500.
+  const salt = { calories: 0, protein: 0, fat: 0, carbs: 0 };
+  const pinch = recipePerServing([{ grams: 0.04, per100g: salt }], 1);
+  t.equal(pinch.servingG, null);
+  t.match(pinch, { calories: 0, unmeasured: 0 }, 'its nutrition is still computed');
+  t.equal(recipePerServing([{ grams: 0.05, per100g: salt }], 1).servingG, 0.1, 'what rounds to 0.1 g is kept');
+});
+
 t.test(
   'fibre, sugars, saturated fat and salt per serving: known only when every weighed ingredient states them',
   async (t) => {
