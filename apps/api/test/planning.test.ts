@@ -182,6 +182,27 @@ t.test('a generated recipe of a pinch of salt is saved without a serving weight,
   t.equal(recipe!.serving_g, null, 'a serving too light to state in 0.1 g has no serving weight');
 });
 
+t.test('nutrition computed from amounts no serving holds is not stored or shown', async (t) => {
+  // 100000 kg of sunflower oil for one serving was stored and shown as 899,000,000 kcal a serving.
+  const oil = (quantity: number) =>
+    sampleRecipe({ servings: 1, ingredients: [{ name: 'Подсолнечное масло', quantity, unit: 'kg' }] });
+  const server = await fakeOpenAi([
+    { content: JSON.stringify({ recipes: [oil(100000)] }) },
+    { content: JSON.stringify({ recipes: [oil(20)] }) },
+  ]);
+  t.teardown(server.close);
+  const { app, sql } = await buildTestApp(t, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: server.baseUrl });
+  const a = as(app, await login(app, 'tons'));
+  const res = await a({ method: 'GET', url: '/recommendations?limit=1', headers: { 'accept-language': 'ru' } });
+  t.equal(res.statusCode, 200);
+  t.equal(server.requests.length, 2, 'more than a recipe uses (25 kg) is asked for again');
+  // 20 kg for one serving is within a line's bound but would be 179,800 kcal: the model's own 420 kcal are kept.
+  const item = res.json().items[0];
+  t.match(item, { calories_per_serving: 420, protein_per_serving: 14, fat_per_serving: 12, carbs_per_serving: 60 });
+  const [recipe] = await sql`SELECT serving_g, salt_per_serving FROM recipes WHERE id = ${item.id}`;
+  t.same(recipe, { serving_g: null, salt_per_serving: null }, 'counted as not weighed');
+});
+
 t.test(
   'menus: manual upsert keeps other slots; week mode fits every day; dates mode fills only its slots',
   async (t) => {

@@ -1,5 +1,5 @@
 import OpenAI, { APIError } from 'openai';
-import { scriptProblem, withCleanText } from '@nutrition/domain';
+import { implausibleRecipeQuantity, scriptProblem, withCleanText } from '@nutrition/domain';
 import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import {
@@ -42,6 +42,22 @@ function languageProblem(recipes: GeneratedRecipe[], language: { code: string; e
     }
   }
   return null;
+}
+
+/** An ingredient amount no recipe uses (100000 kg of oil) is named, so the answer is asked for again. */
+function quantityProblem(recipes: GeneratedRecipe[]): string | null {
+  for (const [i, r] of recipes.entries()) {
+    for (const ing of r.ingredients) {
+      const problem = implausibleRecipeQuantity(ing.quantity, ing.unit);
+      if (problem) return `recipe ${i + 1}: ${ing.name}: ${problem}`;
+    }
+  }
+  return null;
+}
+
+/** What a recipe answer must also be: wholly in the request language, with amounts a recipe uses. */
+function recipesProblem(recipes: GeneratedRecipe[], language: { code: string; english_name: string }) {
+  return languageProblem(recipes, language) ?? quantityProblem(recipes);
 }
 
 export interface OpenAiConfig {
@@ -160,7 +176,7 @@ export function openAiProvider(config: OpenAiConfig): ModelProvider &
         RecommendationsOutput,
         recommendationPrompt(input),
         undefined,
-        (o) => languageProblem(o.recipes, input.language),
+        (o) => recipesProblem(o.recipes, input.language),
       );
       return { recipes: out.recipes.slice(0, input.count), model: config.models.recommendations };
     },
@@ -186,7 +202,7 @@ export function openAiProvider(config: OpenAiConfig): ModelProvider &
     },
     async planMenu(input) {
       const out = await complete<MenuOutput>('menu', 'menu', MenuOutput, menuPrompt(input), undefined, (o) =>
-        languageProblem(
+        recipesProblem(
           o.days.flatMap((d) => d.meals),
           input.language,
         ),

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { MEAL_TYPES, UNIT_CODES } from '@nutrition/domain';
+import { MAX_PER_SERVING, MEAL_TYPES, UNIT_CODES } from '@nutrition/domain';
 
 /** The unit codes a model may use: the service's own (the units table holds the same). */
 export { UNIT_CODES };
@@ -10,6 +10,7 @@ const Macro = (max: number) => Type.Number({ minimum: 0, maximum: max });
 export const GeneratedIngredient = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 120, description: 'ingredient name in the target language' }),
+    // Bounded per unit by the provider's check (implausibleRecipeQuantity): 25 kg, not 100000 kg, of oil.
     quantity: Type.Number({ exclusiveMinimum: 0, maximum: 100000 }),
     unit: Type.Enum([...UNIT_CODES]),
   },
@@ -25,10 +26,10 @@ export const GeneratedRecipe = Type.Object(
     servings: Type.Integer({ minimum: 1, maximum: 12 }),
     prep_minutes: Type.Integer({ minimum: 0, maximum: 600 }),
     cook_minutes: Type.Integer({ minimum: 0, maximum: 1440 }),
-    calories_per_serving: Macro(3000),
-    protein_per_serving: Macro(300),
-    fat_per_serving: Macro(300),
-    carbs_per_serving: Macro(500),
+    calories_per_serving: Macro(MAX_PER_SERVING.calories),
+    protein_per_serving: Macro(MAX_PER_SERVING.protein),
+    fat_per_serving: Macro(MAX_PER_SERVING.fat),
+    carbs_per_serving: Macro(MAX_PER_SERVING.carbs),
     ingredients: Type.Array(GeneratedIngredient, { minItems: 1, maxItems: 30 }),
     steps: Type.Array(Type.String({ minLength: 1, maxLength: 800 }), { minItems: 1, maxItems: 20 }),
     uses_pantry: Type.Array(Type.String({ maxLength: 120 }), {
@@ -61,7 +62,12 @@ export const MenuOutput = Type.Object(
 );
 
 export const MacroOutput = Type.Object(
-  { calories: Macro(3000), protein: Macro(300), fat: Macro(300), carbs: Macro(500) },
+  {
+    calories: Macro(MAX_PER_SERVING.calories),
+    protein: Macro(MAX_PER_SERVING.protein),
+    fat: Macro(MAX_PER_SERVING.fat),
+    carbs: Macro(MAX_PER_SERVING.carbs),
+  },
   { additionalProperties: false },
 );
 

@@ -104,6 +104,23 @@ t.test('a stray control character in the text is dropped, not stored and not a f
   t.match(empty.requests[1]!.messages.at(-1)!.content, /title/);
 });
 
+t.test('an amount no recipe uses is asked for again, like a schema violation', async (t) => {
+  // 100000 kg of oil passed the schema and was stored as 899,000,000 kcal a serving.
+  const tons = sampleRecipe({ ingredients: [{ name: 'Подсолнечное масло', quantity: 100000, unit: 'kg' }] });
+  const server = await fakeOpenAi([
+    { content: JSON.stringify({ recipes: [tons] }) },
+    { content: JSON.stringify({ recipes: [sampleRecipe()] }) },
+  ]);
+  t.teardown(server.close);
+  const out = await provider(server.baseUrl).p.recommend({ ...ctx, count: 1, mealType: null });
+  t.equal(out.recipes[0]!.ingredients[0]!.quantity, 160, 'the corrected answer');
+  t.equal(server.requests.length, 2);
+  t.match(
+    server.requests[1]!.messages.at(-1)!.content,
+    /recipe 1: Подсолнечное масло: 100000 kg is more than a recipe uses \(at most 25 kg\)/,
+  );
+});
+
 t.test('schema violations are retried at most twice more', async (t) => {
   const server = await fakeOpenAi([{ content: JSON.stringify({ recipes: [sampleRecipe({ servings: 0 })] }) }]);
   t.teardown(server.close);

@@ -1,4 +1,4 @@
-import { UNIT_CODES } from '@nutrition/domain';
+import { UNIT_CODES, UNIT_FACTORS } from '@nutrition/domain';
 import t from 'tap';
 import postgres from 'postgres';
 import { createTestDatabase, openTestDatabase } from '@nutrition/db/testing';
@@ -117,4 +117,8 @@ t.test('the unit codes of the code are exactly the seeded units', async (t) => {
   const { sql } = await openTestDatabase(t, { max: 1 });
   const seeded = (await sql<{ code: string }[]>`SELECT code FROM units ORDER BY code`).map((u) => u.code);
   t.same(seeded, [...UNIT_CODES].sort());
+  // The code bounds recipe amounts by these factors (implausibleRecipeQuantity): they must be the table's.
+  const factors = await sql<{ code: string; factor: number }[]>`
+    SELECT code, factor::float8 AS factor FROM units WHERE kind IN ('mass', 'volume')`;
+  t.same(Object.fromEntries(factors.map((u) => [u.code, u.factor])), UNIT_FACTORS);
 });

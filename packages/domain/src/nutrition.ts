@@ -80,6 +80,16 @@ export function nutritionOfGrams(per100g: Macros, grams: number): Macros {
 
 export const round1 = (x: number) => Math.round(x * 10) / 10;
 
+/** The most one serving holds: the bounds of a model's own per-serving estimate, and of nutrition computed for it. */
+export const MAX_PER_SERVING: Readonly<Macros> = { calories: 3000, protein: 300, fat: 300, carbs: 500 };
+
+/** Whether per-serving nutrition is within `MAX_PER_SERVING` (beyond it, the amounts it came from cannot be right). */
+export const plausibleServing = (m: Macros) =>
+  m.calories <= MAX_PER_SERVING.calories &&
+  m.protein <= MAX_PER_SERVING.protein &&
+  m.fat <= MAX_PER_SERVING.fat &&
+  m.carbs <= MAX_PER_SERVING.carbs;
+
 export interface IngredientAmount {
   grams: number | null;
   per100g: Macros | null;

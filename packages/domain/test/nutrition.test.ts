@@ -2,6 +2,7 @@ import t from 'tap';
 import {
   edibleGramsOf,
   gramsOf,
+  plausibleServing,
   portionsOfGrams,
   recipePerServing,
   scaleMacros,
@@ -134,4 +135,11 @@ t.test('portions scale per-serving values', async (t) => {
     fat: 24.6,
     carbs: 22.7,
   });
+});
+
+t.test('a serving holds at most the bounds of a model estimate', async (t) => {
+  t.ok(plausibleServing({ calories: 3000, protein: 300, fat: 300, carbs: 500 }), 'at the bounds');
+  // 20 kg of sunflower oil for one serving.
+  t.notOk(plausibleServing({ calories: 179800, protein: 0, fat: 19980, carbs: 0 }));
+  t.notOk(plausibleServing({ calories: 2500, protein: 0, fat: 0, carbs: 625 }), 'too much of one macro');
 });

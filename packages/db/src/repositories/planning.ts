@@ -1,4 +1,4 @@
-import { UNKNOWN_NUTRIENTS } from '@nutrition/domain';
+import { plausibleServing, UNKNOWN_NUTRIENTS } from '@nutrition/domain';
 import type { Queryable } from '../client.ts';
 import { computePerServing, writeRecipeBody, type Macros } from './recipe-writer.ts';
 
@@ -48,7 +48,9 @@ export function generatedRecipeRepository(sql: Queryable) {
         unitCode: i.unit,
       }));
       const computed = await computePerServing(sql, ingredients, recipe.servings);
-      const weighed = computed && computed.unmeasured === 0 ? computed : null;
+      // Nutrition computed from amounts no serving holds (20 kg of oil for one: 179,800 kcal) is not trusted over
+      // the model's own figures, which the schema bounds alike (MAX_PER_SERVING): the recipe counts as not weighed.
+      const weighed = computed && computed.unmeasured === 0 && plausibleServing(computed) ? computed : null;
       const macros = weighed ?? recipe.macros;
       // The model's estimate covers the macros only.
       const nutrients = weighed?.nutrients ?? UNKNOWN_NUTRIENTS;
