@@ -120,6 +120,25 @@ t.test('an unreachable model is 502 model_unavailable', async (t) => {
   );
 });
 
+t.test('a slow model answering invalid output: 502 within MODEL_TIMEOUT_MS, not three times it', async (t) => {
+  // Each retry had a timeout of its own: 50 s answers of invalid JSON held a request 150 s with the default 100 s
+  // timeout, past the 120 s write timeout. Here 600 ms answers against a 1 s timeout (1.8 s before).
+  const slow = await fakeOpenAi([{ delayMs: 600, content: 'not JSON' }]);
+  t.teardown(slow.close);
+  const { app, sql } = await buildTestApp(t, {
+    OPENAI_API_KEY: 'k',
+    OPENAI_BASE_URL: slow.baseUrl,
+    MODEL_TIMEOUT_MS: '1000',
+  });
+  const a = as(app, await login(app, 'slow'));
+  const started = Date.now();
+  assertError(t, await a({ method: 'GET', url: '/recommendations?limit=1' }), 502, 'model_unavailable');
+  const elapsed = Date.now() - started;
+  t.ok(elapsed < 1500, `answered after ${elapsed} ms`);
+  t.equal(slow.requests.length, 2, 'no try started after the timeout');
+  t.equal((await sql`SELECT count(*)::int AS n FROM recipes WHERE source = 'ai'`)[0]!.n, 0, 'nothing saved');
+});
+
 t.test('recommendations through an OpenAI-compatible endpoint: stored with matched ingredients', async (t) => {
   const server = await fakeOpenAi([{ content: JSON.stringify({ recipes: [sampleRecipe()] }) }]);
   t.teardown(server.close);

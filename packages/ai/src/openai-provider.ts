@@ -66,7 +66,7 @@ export interface OpenAiConfig {
   baseUrl?: string;
   /** Model name per task. */
   models: Record<ModelTask, string>;
-  /** Per call; below the API's 120 s write timeout. */
+  /** The whole of one call, retries of invalid output included; below the API's 120 s write timeout. */
   timeoutMs: number;
   log?: { info: (obj: object, msg: string) => void; warn: (obj: object, msg: string) => void };
 }
@@ -76,8 +76,9 @@ export const OUTPUT_RETRIES = 2;
 
 /**
  * Structured output over the chat-completions API: the JSON schema of each task comes from its TypeBox schema and
- * every answer is validated against it. Invalid output is retried with the error fed back; upstream failures
- * (network, 4xx/5xx, timeouts) are never retried and surface as ModelUnavailable.
+ * every answer is validated against it. Invalid output is retried with the error fed back, within the one deadline
+ * of the call (`timeoutMs`); upstream failures (network, 4xx/5xx, that deadline) are never retried and surface as
+ * ModelUnavailable.
  */
 export function openAiProvider(config: OpenAiConfig): ModelProvider &
   VisionModel & {
@@ -106,7 +107,16 @@ export function openAiProvider(config: OpenAiConfig): ModelProvider &
     check: (output: T) => string | null = () => null,
   ): Promise<T> {
     const conversation = [...messages];
+    // One deadline for the call, retries included: each retry with a timeout of its own made one request wait three
+    // times MODEL_TIMEOUT_MS (150 s for answers of invalid JSON taking 50 s each), past the 120 s write timeout.
+    const deadline = AbortSignal.timeout(config.timeoutMs);
+    const callSignal = signal ? AbortSignal.any([signal, deadline]) : deadline;
+    const timedOut = () => {
+      config.log?.warn({ task, timeout_ms: config.timeoutMs }, 'model call timed out');
+      return new ModelUnavailable(`${task} model call timed out after ${config.timeoutMs} ms`);
+    };
     for (let attempt = 0; attempt <= OUTPUT_RETRIES; attempt++) {
+      if (deadline.aborted) throw timedOut();
       let content: string;
       try {
         const response = await client.chat.completions.create(
@@ -118,12 +128,13 @@ export function openAiProvider(config: OpenAiConfig): ModelProvider &
               json_schema: { name, schema: schema as Record<string, unknown>, strict: false },
             },
           },
-          { signal },
+          { signal: callSignal },
         );
         config.log?.info({ task, model: response.model, attempt, usage: response.usage ?? null }, 'model call');
         content = response.choices[0]?.message?.content ?? '';
       } catch (err) {
         // Network errors, HTTP errors and timeouts alike: a retry would only double the wait or the bill.
+        if (deadline.aborted) throw timedOut();
         const status = err instanceof APIError ? err.status : undefined;
         config.log?.warn({ task, status, err: (err as Error).message }, 'model call failed');
         throw new ModelUnavailable(`${task} model call failed${status ? ` (${status})` : ''}`);
@@ -235,7 +246,7 @@ export const MODEL_SETTINGS = {
     minimum: 1000,
     maximum: 115_000,
     default: 100_000,
-    description: 'per model call; below the 120 s write timeout',
+    description: 'longest one model call takes, retries of invalid output included; below the 120 s write timeout',
   }),
 };
 

@@ -162,6 +162,21 @@ t.test('upstream errors are not retried', async (t) => {
   );
 });
 
+t.test('retries of invalid output share the one timeout of the call', async (t) => {
+  // Each retry had a timeout of its own: three 600 ms answers of invalid JSON took 1.8 s against a 1 s timeout
+  // (150 s against 100 s with the defaults and 50 s answers, past the API's 120 s write timeout).
+  const slow = await fakeOpenAi([{ delayMs: 600, content: 'not JSON' }]);
+  t.teardown(slow.close);
+  const started = Date.now();
+  const err = await provider(slow.baseUrl, 1000)
+    .p.recommend({ ...ctx, count: 1, mealType: null })
+    .catch((e: unknown) => e);
+  const elapsed = Date.now() - started;
+  t.ok(err instanceof ModelUnavailable && !(err instanceof ModelOutputInvalid), 'a timeout, not invalid output');
+  t.ok(elapsed >= 950 && elapsed < 1400, `gave up at the call's timeout: ${elapsed} ms`);
+  t.equal(slow.requests.length, 2, 'the second try was cut off; no third was started');
+});
+
 t.test('menus and macro estimates use their own models and schemas', async (t) => {
   const server = await fakeOpenAi((req) =>
     req.model === 'menu-model'
