@@ -69,6 +69,8 @@ export function openEventStream(request: FastifyRequest, reply: FastifyReply) {
   // what it sends first.
   if (request.server.draining) queueMicrotask(shutdown);
   request.raw.on('close', () => close());
+  // A client that left while the route read the database closed before this listener existed.
+  if (request.raw.socket?.destroyed) close();
 
   return {
     /** `json` is one line of JSON text; `id` names the state it carries, which a reconnecting client sends back. */

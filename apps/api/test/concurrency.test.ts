@@ -5,6 +5,7 @@ import { createSigner } from 'fast-jwt';
 import { as, assertError, buildTestApp, login, type Session } from './helpers.ts';
 import { fakeJpeg, imageJson, readStream } from './processes.ts';
 import { buildApp } from '../src/app.ts';
+import { openStreams } from '../src/sse.ts';
 import { DEV_JWT_SECRET, loadConfig } from '../src/config.ts';
 import { fakeOpenAi } from '../../../packages/ai/test/fake-openai.ts';
 
@@ -265,6 +266,38 @@ t.test('an open SSE stream of a session ends within a second of its logout', asy
   t.ok(Date.now() - loggedOut < 1000, `ended ${Date.now() - loggedOut} ms after logout`);
   t.equal(ended.events[0]?.data.status, 'queued', 'the stream was live before');
   t.ok(ended.comments.includes('session revoked'));
+});
+
+// A phone that opens a stream and goes away at once (a tunnel, a swipe) closes before the route has read the database:
+// the stream then missed the close and was kept open for good, with its ping timer, its job watch or its place among
+// the polled sync streams (100 of 100 such streams, on both routes).
+t.test('a stream whose client left before it opened is not kept open', async (t) => {
+  const { app } = await buildTestApp(t, CROWD);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  const session = await login(app, 'leaves-early');
+  const job = (
+    await as(app, session)({ method: 'POST', url: '/ai/recognize-dish', payload: { image: imageJson(fakeJpeg(8)) } })
+  ).json();
+  /** The stream's request on a raw socket, closed `afterMs` after it is sent. */
+  const dropped = (path: string, afterMs: number) =>
+    new Promise<void>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${session.access_token}\r\n\r\n`);
+        setTimeout(() => socket.destroy(), afterMs);
+      });
+      socket.on('close', () => resolve());
+      socket.on('error', () => resolve());
+    });
+  const before = openStreams();
+  for (const path of [`/ai/jobs/${job.job_id}/stream`, '/sync/stream'])
+    await Promise.all(Array.from({ length: 50 }, (_, i) => dropped(path, i % 3)));
+  let open = openStreams() - before;
+  for (let i = 0; i < 50 && open > 0; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    open = openStreams() - before;
+  }
+  t.equal(open, 0, 'no stream is left open once its client has gone');
 });
 
 t.test('apply: three parallel calls add the items once and all answer with them; the body is optional', async (t) => {
