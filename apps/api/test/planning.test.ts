@@ -380,6 +380,33 @@ t.test(
   },
 );
 
+t.test('dates mode on a day its kept meals already filled: the new meal is half a serving', async (t) => {
+  const { app, sql } = await buildTestApp(t);
+  const a = as(app, await login(app, 'full-day'));
+  await a({ method: 'PUT', url: '/profile', payload: PROFILE });
+  const target = (await a({ method: 'GET', url: '/profile' })).json().calorie_target;
+  const week = addDays(mondayOf(todayUtc()), 7);
+  const [borscht] = await sql`
+    SELECT r.id, r.calories_per_serving::float8 AS kcal FROM recipes r JOIN dishes d ON d.id = r.dish_id
+    WHERE d.code = 'borscht'`;
+  // A lunch of 120 % of the day's target, planned by hand: nothing is left for a dinner.
+  const servings = Math.ceil((target * 1.2) / borscht!.kcal);
+  const put = await a({
+    method: 'PUT',
+    url: '/menu',
+    payload: { week_start: week, items: [{ date: week, meal_type: 'lunch', recipe_id: borscht!.id, servings }] },
+  });
+  t.ok(put.json().days[0].totals.calories > target, `${put.json().days[0].totals.calories} kcal kept of ${target}`);
+  const res = await a({ method: 'POST', url: '/ai/generate-menu', payload: { dates: [week], meal_types: ['dinner'] } });
+  t.equal(res.statusCode, 200);
+  const day = res.json().plans[0].days[0];
+  // The day cannot get smaller than half a serving of its dinner (was 1 serving: "0 left" read as "no target").
+  t.match(day.items, [
+    { meal_type: 'lunch', servings },
+    { meal_type: 'dinner', servings: 0.5 },
+  ]);
+});
+
 t.test('shopping list: recipes × servings, pantry subtracted, grouped, toggled, regenerated', async (t) => {
   const { app, sql } = await buildTestApp(t);
   const shopper = await login(app, 'shopper');

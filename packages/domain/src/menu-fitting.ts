@@ -37,14 +37,16 @@ const dayCalories = (meals: PlannedMeal[], servings: number[]) =>
  * Servings for each meal of a day so that the day lands within ±10 % of the calorie target: every meal is scaled by
  * the same factor (the menu keeps its proportions), rounded to 0.05 of a serving and kept within 0.5-2 servings, and
  * if rounding pushed the day out of the band, the most caloric meal is nudged back in. A target the bounds cannot
- * reach is approached as far as they allow. Days without calories or target are left as they are.
+ * reach is approached as far as they allow: a target of 0 (a day its kept meals already filled) is half a serving
+ * of each. Days without calories or without a target (null) are left as they are.
  */
 export function fitDayServings(meals: PlannedMeal[], target: number | null, tolerance = DAY_TOLERANCE): number[] {
   const current = dayCalories(
     meals,
     meals.map((m) => m.servings),
   );
-  if (target === null || target <= 0 || current <= 0) return meals.map((m) => m.servings);
+  if (target === null || current <= 0) return meals.map((m) => m.servings);
+  if (target <= 0) return meals.map(() => MIN_SERVINGS);
   const factor = target / current;
   const servings = meals.map((m) => roundStep(m.servings * factor));
   const total = dayCalories(meals, servings);

@@ -78,6 +78,18 @@ t.test('any day of random meals lands within the band', async (t) => {
 t.test('servings stay within 0.5-2 however far the target', async (t) => {
   t.same(fitDayServings([{ caloriesPerServing: 780, servings: 1 }], 1836 * 2), [2], 'a huge target: two servings');
   t.same(fitDayServings([{ caloriesPerServing: 900, servings: 1 }], 100), [0.5], 'a tiny one: half a serving');
+  // Nothing left of the day (its kept meals reached the target): as small as the bounds allow, not left at 1.
+  t.same(
+    fitDayServings(
+      [
+        { caloriesPerServing: 420, servings: 1 },
+        { caloriesPerServing: 150, servings: 1 },
+      ],
+      0,
+    ),
+    [0.5, 0.5],
+    'no calories left: half a serving each',
+  );
 });
 
 t.test("requested meals get their meal types' share of the day", async (t) => {

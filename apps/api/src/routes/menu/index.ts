@@ -213,15 +213,20 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
             (item) => item.date === date && !indexes.some((i) => generated[i]!.recipe.meal_type === item.meal_type),
           );
           const keptCalories = kept.reduce((s, item) => s + (item.calories ?? 0), 0);
-          // The rest of the day's target; in dates mode at most the requested meal types' share of it.
-          const left = ctx.calorieTarget === null ? 0 : Math.max(ctx.calorieTarget - keptCalories, 0);
-          const share = datesMode
-            ? mealsTarget(
-                ctx.calorieTarget ?? 0,
-                indexes.map((i) => generated[i]!.recipe.meal_type),
-              )
-            : left;
-          const target = Math.min(left, share) || null;
+          // The rest of the day's target; in dates mode at most the requested meal types' share of it. A day its kept
+          // slots already filled has 0 left: its new meals get the fewest servings, not the model's one.
+          const target =
+            ctx.calorieTarget === null
+              ? null
+              : Math.min(
+                  Math.max(ctx.calorieTarget - keptCalories, 0),
+                  datesMode
+                    ? mealsTarget(
+                        ctx.calorieTarget,
+                        indexes.map((i) => generated[i]!.recipe.meal_type),
+                      )
+                    : Infinity,
+                );
           const fitted = fitDayServings(
             indexes.map((i) => ({ caloriesPerServing: saved[i]!.caloriesPerServing, servings: 1 })),
             target,
