@@ -407,6 +407,58 @@ t.test('dates mode on a day its kept meals already filled: the new meal is half 
   ]);
 });
 
+t.test('a menu answer that leaves slots out: asked again for them, else 502 with nothing written', async (t) => {
+  const week = addDays(mondayOf(todayUtc()), 7);
+  const days = (from: string, count: number) =>
+    Array.from({ length: count }, (_, i) => ({
+      date: addDays(from, i),
+      meals: ['breakfast', 'lunch', 'dinner'].map((meal_type) => sampleRecipe({ meal_type })),
+    }));
+  const generate = (a: ReturnType<typeof as>) =>
+    a({
+      method: 'POST',
+      url: '/ai/generate-menu',
+      payload: { week_start: week },
+      headers: { 'accept-language': 'ru' },
+    });
+
+  // Monday first, the six other days when asked again for them alone: the whole week, from two calls.
+  const split = await fakeOpenAi([
+    { content: JSON.stringify({ days: days(week, 1) }) },
+    { content: JSON.stringify({ days: days(addDays(week, 1), 6) }) },
+  ]);
+  t.teardown(split.close);
+  const first = await buildTestApp(t, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: split.baseUrl });
+  const res = await generate(as(first.app, await login(first.app, 'split-week')));
+  t.equal(res.statusCode, 200);
+  t.same(
+    res.json().days.map((d: { items: unknown[] }) => d.items.length),
+    [3, 3, 3, 3, 3, 3, 3],
+    'every day planned (was Monday alone, six days left empty behind a 200)',
+  );
+  t.equal(split.requests.length, 2);
+  const again = split.requests[1]?.messages.at(-1)?.content ?? '';
+  t.ok(!again.includes(week) && again.includes(addDays(week, 6)), 'asked again for the missing days only');
+
+  // Days of another week, every time: 502, and the week keeps what it had.
+  const wrong = await fakeOpenAi([{ content: JSON.stringify({ days: days(addDays(week, 21), 7) }) }]);
+  t.teardown(wrong.close);
+  const second = await buildTestApp(t, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: wrong.baseUrl });
+  const a = as(second.app, await login(second.app, 'wrong-week'));
+  const [borscht] = await second.sql`SELECT id FROM dishes WHERE code = 'borscht'`;
+  await a({
+    method: 'PUT',
+    url: '/menu',
+    payload: { week_start: week, items: [{ date: week, meal_type: 'lunch', dish_id: borscht!.id }] },
+  });
+  const before = (await a({ method: 'GET', url: `/menu?week_start=${week}` })).json();
+  assertError(t, await generate(a), 502, 'model_unavailable'); // was 200 with the lunch alone, 0 slots generated
+  t.equal(wrong.requests.length, 2, 'asked once more, no further');
+  t.same((await a({ method: 'GET', url: `/menu?week_start=${week}` })).json(), before, 'the menu as it was');
+  const saved = await second.sql`SELECT count(*)::int AS n FROM recipes WHERE source = 'menu'`;
+  t.equal(saved[0]!.n, 0, 'no recipes saved');
+});
+
 t.test('shopping list: recipes × servings, pantry subtracted, grouped, toggled, regenerated', async (t) => {
   const { app, sql } = await buildTestApp(t);
   const shopper = await login(app, 'shopper');

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { GeneratedRecipe, Slot } from '@nutrition/ai';
+import { ModelOutputInvalid, type GeneratedRecipe, type PlanningContext, type Slot } from '@nutrition/ai';
 import { menuRepository, syncRepository } from '@nutrition/db/repositories';
 import { present } from './present.ts';
 import {
@@ -29,6 +29,30 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
   const checkMonday = (date: string, path: string) => {
     if (!isWeekStart(date)) throw validationFailed(path, WEEK_START_RULE);
   };
+
+  /**
+   * A recipe for every slot asked: what the model answered for other slots (another week, a meal type not asked for,
+   * a second recipe for a slot) is dropped, and the slots it left out are asked for once more, alone. Any still
+   * missing make the answer invalid model output (502 `model_unavailable`) before anything is written: a menu is
+   * never left partly generated behind a 200.
+   */
+  async function planSlots(ctx: PlanningContext, slots: Slot[]) {
+    const wanted = new Map(slots.map((slot) => [`${slot.date}|${slot.meal_type}`, slot]));
+    const generated: { date: string; recipe: GeneratedRecipe }[] = [];
+    let model = '';
+    for (let ask = 0; ask < 2 && wanted.size > 0; ask++) {
+      const answer = await app.model.planMenu({ ...ctx, slots: [...wanted.values()] });
+      model = answer.model;
+      for (const day of answer.days) {
+        for (const recipe of day.meals) {
+          if (wanted.delete(`${day.date}|${recipe.meal_type}`)) generated.push({ date: day.date, recipe });
+        }
+      }
+    }
+    if (wanted.size > 0)
+      throw new ModelOutputInvalid(`menu: ${wanted.size} of ${slots.length} slots unanswered after asking again`);
+    return { generated, model };
+  }
 
   app.get(
     '/menu',
@@ -145,8 +169,9 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
         description:
           'Recipes are saved with source `menu`; servings of each generated day are scaled so that the day ' +
           'lands within ±10 % of the calorie target (what kept slots of that day already bring counts). ' +
-          'All-or-nothing: the stored ' +
-          'menu changes only once everything is generated and saved.',
+          'All-or-nothing: the stored menu changes only once everything is generated and saved. Slots the ' +
+          "model's answer leaves out are asked for once more; any still missing are 502 `model_unavailable`, " +
+          'nothing written.',
         body: GenerateMenu,
         response: { 200: Type.Union([Plan, Type.Object({ plans: Type.Array(Plan) })]), ...errors(400, 401, 429, 502) },
       },
@@ -178,15 +203,7 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
 
       app.spendModelBudget(request);
       const ctx = await planningContext(app, userId, request.language, slots[0]!.date, await app.userTime(request));
-      const answer = await app.model.planMenu({ ...ctx, slots });
-      const wanted = new Set(slots.map((s) => `${s.date}|${s.meal_type}`));
-      const generated: { date: string; recipe: GeneratedRecipe }[] = [];
-      for (const day of answer.days) {
-        for (const recipe of day.meals) {
-          const key = `${day.date}|${recipe.meal_type}`;
-          if (wanted.delete(key)) generated.push({ date: day.date, recipe });
-        }
-      }
+      const { generated, model } = await planSlots(ctx, slots);
       const images = await photosFor(
         app,
         generated.map((g) => g.recipe),
@@ -250,16 +267,15 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
                   ]
                 : [],
             ),
-            answer.model,
+            model,
           );
         }
       });
       const plans = await Promise.all(
         weeks.map(async (week) => present(week, await menus.plan(userId, week, request.language))),
       );
-      return datesMode
-        ? { plans }
-        : (plans[0] ?? present(mondayOf(slots[0]!.date), { id: null, model: null, items: [] }));
+      // Every slot was generated (planSlots): week mode wrote its week.
+      return datesMode ? { plans } : plans[0]!;
     },
   );
 };
