@@ -222,6 +222,26 @@ t.test('nutrition computed from amounts no serving holds is not stored or shown'
   t.same(recipe, { serving_g: null, salt_per_serving: null }, 'counted as not weighed');
 });
 
+t.test('a set made for a limit serves every read up to it, though the model answered fewer recipes', async (t) => {
+  // The model may answer 1-10 recipes: here one, whatever was asked.
+  const server = await fakeOpenAi([{ content: JSON.stringify({ recipes: [sampleRecipe()] }) }]);
+  t.teardown(server.close);
+  const { app } = await buildTestApp(t, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: server.baseUrl });
+  const a = as(app, await login(app, 'short-answer'));
+  const read = async (limit: number) =>
+    (await a({ method: 'GET', url: `/recommendations?limit=${limit}`, headers: { 'accept-language': 'ru' } })).json();
+  const first = await read(3);
+  t.equal(first.items.length, 1);
+  // Read again, or with a smaller limit: the same recipe, free (each read of 3 asked the model again before).
+  for (const limit of [3, 2, 3]) t.same(await read(limit), first, `limit=${limit} from the cache`);
+  t.equal(server.requests.length, 1, 'one model call for four reads');
+  // A larger limit than the set was made for asks the model again, and its set then serves in turn.
+  const more = await read(4);
+  t.notSame(more.items[0].id, first.items[0].id);
+  t.same(await read(4), more);
+  t.equal(server.requests.length, 2);
+});
+
 t.test(
   'menus: manual upsert keeps other slots; week mode fits every day; dates mode fills only its slots',
   async (t) => {

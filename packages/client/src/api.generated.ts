@@ -528,7 +528,7 @@ export interface paths {
         };
         /**
          * Recipes recommended for the user today (cached per user, day, language and meal type)
-         * @description Model output that fails validation is retried twice; an unreachable model is 502 `model_unavailable`. A generation counts against the per-user model budget (429 past it); a cached answer does not.
+         * @description Model output that fails validation is retried twice; an unreachable model is 502 `model_unavailable`. A generation counts against the per-user model budget (429 past it); a cached answer does not. The set made for a limit serves later reads of that limit or less, also when the model answered fewer recipes; a larger limit or `refresh=true` generates anew.
          */
         get: operations["getRecommendations"];
         put?: never;
@@ -4705,6 +4705,7 @@ export interface operations {
     getRecommendations: {
         parameters: {
             query?: {
+                /** @description recipes asked of the model, which may answer fewer; the cached set serves every limit up to it */
                 limit?: number;
                 meal_type?: "breakfast" | "second_breakfast" | "lunch" | "afternoon_snack" | "dinner" | "snack";
                 refresh?: boolean;

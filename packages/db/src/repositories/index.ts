@@ -7,6 +7,7 @@ export * from './pantry.ts';
 export * from './saved-recipes.ts';
 export * from './recipe-writer.ts';
 export * from './planning.ts';
+export * from './recommendations.ts';
 export * from './menu.ts';
 export * from './shopping.ts';
 export * from './recognition.ts';

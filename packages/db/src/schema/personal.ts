@@ -204,6 +204,11 @@ export const recommendationSets = pgTable(
     items: jsonb().notNull(),
     /** The model that made the set (`offline` for the stand-in); null for sets stored before it was kept. */
     model: text(),
+    /**
+     * How many recipes the model was asked for (the request's limit); it may answer fewer. The set serves every read
+     * of a limit up to this. Null for sets stored before it was kept: as many as they hold.
+     */
+    asked: integer(),
     generatedAt: timestamptz().notNull().defaultNow(),
   },
   (t) => [uniqueIndex('recommendation_sets_key_idx').on(t.userId, t.day, t.languageCode, t.mealType)],

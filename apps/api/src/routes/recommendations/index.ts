@@ -1,6 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { catalogRepository, recommendationRepository, type CachedRecommendation } from '@nutrition/db/repositories';
+import {
+  catalogRepository,
+  recommendationSetRepository,
+  type CachedRecommendation,
+  type RecommendationSet,
+} from '@nutrition/db/repositories';
 import type { UserTime } from '../../plugins/clock.ts';
 import { named, errors, MealType, Nullable, Timestamp, Uuid } from '../../schemas.ts';
 import { Recipe } from '../catalog/schemas.ts';
@@ -21,7 +26,14 @@ const Recommendation = named(
 
 const Query = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10, default: 5 })),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 10,
+        default: 5,
+        description: 'recipes asked of the model, which may answer fewer; the cached set serves every limit up to it',
+      }),
+    ),
     meal_type: Type.Optional(MealType),
     refresh: Type.Optional(Type.Boolean({ default: false })),
   },
@@ -30,19 +42,23 @@ const Query = Type.Object(
 
 /**
  * Recipes recommended by the model for the user's targets, preferences and expiring pantry, stored as dishes and
- * recipes (`source` = `ai`) and cached per user, day, language and meal type; `refresh=true` regenerates.
+ * recipes (`source` = `ai`) and cached per user, day, language and meal type; `refresh=true` regenerates. A set made
+ * for a limit serves every later read of that limit or less, however many recipes the model answered with.
  */
 const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
-  const cache = recommendationRepository(app.sql);
+  const cache = recommendationSetRepository(app.sql);
   const catalog = catalogRepository(app.sql, app.searchSql);
   // Concurrent identical requests in this process share one generation.
-  const inflight = new Map<
-    string,
-    Promise<{ items: CachedRecommendation[]; model: string | null; generated_at: Date }>
-  >();
+  const inflight = new Map<string, Promise<RecommendationSet>>();
   app.addHook('onRequest', app.authenticate);
 
-  async function generate(userId: string, time: UserTime, language: string, mealType: string | null, count: number) {
+  async function generate(
+    userId: string,
+    time: UserTime,
+    language: string,
+    mealType: string | null,
+    count: number,
+  ): Promise<RecommendationSet> {
     const day = time.today;
     const ctx = await planningContext(app, userId, language, day, time);
     const { recipes, model } = await app.model.recommend({ ...ctx, count, mealType });
@@ -61,8 +77,9 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (ap
         }
         return { recipe_id: s.recipeId, title: r.title, reason: r.reason, uses_products: [...used] };
       });
-      const generated_at = await recommendationRepository(tx).put(userId, day, language, mealType ?? '', items, model);
-      return { items, model, generated_at };
+      const set = { items, model, asked: count };
+      const generated_at = await recommendationSetRepository(tx).put(userId, day, language, mealType ?? '', set);
+      return { ...set, generated_at };
     });
   }
 
@@ -74,7 +91,9 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (ap
         summary: 'Recipes recommended for the user today (cached per user, day, language and meal type)',
         description:
           'Model output that fails validation is retried twice; an unreachable model is 502 `model_unavailable`. ' +
-          'A generation counts against the per-user model budget (429 past it); a cached answer does not.',
+          'A generation counts against the per-user model budget (429 past it); a cached answer does not. The ' +
+          'set made for a limit serves later reads of that limit or less, also when the model answered fewer ' +
+          'recipes; a larger limit or `refresh=true` generates anew.',
         querystring: Query,
         response: {
           200: Type.Object({
@@ -96,7 +115,9 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (ap
       const userId = request.user.id;
       const key = `${userId}|${day}|${request.language}|${meal_type ?? ''}`;
       let set = refresh ? null : await cache.get(userId, day, request.language, meal_type ?? '');
-      if (!set || set.items.length < limit) {
+      // The set made for this limit or a larger one, even if the model gave fewer recipes than asked: a read again
+      // costs nothing (the model answering 1 of 3 recipes made every read of 3 generate anew).
+      if (!set || set.asked < limit) {
         let pending = inflight.get(key);
         if (!pending) {
           app.spendModelBudget(request);

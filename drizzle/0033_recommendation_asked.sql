@@ -1,0 +1,1 @@
+ALTER TABLE "recommendation_sets" ADD COLUMN "asked" integer;
