@@ -242,6 +242,28 @@ t.test('a set made for a limit serves every read up to it, though the model answ
   t.equal(server.requests.length, 2);
 });
 
+t.test('two recommendation reads at once with different limits: each gets its limit, the larger is kept', async (t) => {
+  const recipes = Array.from({ length: 5 }, (_, i) => sampleRecipe({ title: `Гречка №${i + 1}` }));
+  // The read of 1 waits 800 ms on the model, the read of 5, sent while it waits, 100 ms: it ends first.
+  const server = await fakeOpenAi([
+    { delayMs: 800, content: JSON.stringify({ recipes }) },
+    { delayMs: 100, content: JSON.stringify({ recipes }) },
+  ]);
+  t.teardown(server.close);
+  const { app } = await buildTestApp(t, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: server.baseUrl });
+  const a = as(app, await login(app, 'two-limits'));
+  const read = (limit: number) =>
+    a({ method: 'GET', url: `/recommendations?limit=${limit}`, headers: { 'accept-language': 'ru' } });
+  const one = read(1);
+  await new Promise((r) => setTimeout(r, 200));
+  const five = (await read(5)).json();
+  t.equal(five.items.length, 5, 'the read of 5 did not share the generation of 1 (it got 1 item)');
+  t.equal((await one).json().items.length, 1);
+  // The generation of 1 ended last, yet the set of 5 stays cached: read again, it is served without a model call.
+  t.same((await read(5)).json(), five);
+  t.equal(server.requests.length, 2);
+});
+
 t.test(
   'menus: manual upsert keeps other slots; week mode fits every day; dates mode fills only its slots',
   async (t) => {

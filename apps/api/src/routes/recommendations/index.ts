@@ -24,6 +24,12 @@ const Recommendation = named(
   ]),
 );
 
+/** A generation under way in this process: the limit it asked the model for, and the set it will answer. */
+interface InFlight {
+  asked: number;
+  set: Promise<RecommendationSet>;
+}
+
 const Query = Type.Object(
   {
     limit: Type.Optional(
@@ -48,8 +54,9 @@ const Query = Type.Object(
 const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config }) => {
   const cache = recommendationSetRepository(app.sql);
   const catalog = catalogRepository(app.sql, app.searchSql);
-  // Concurrent identical requests in this process share one generation.
-  const inflight = new Map<string, Promise<RecommendationSet>>();
+  // Requests in this process for one set share its generation when it asked for at least their limit; a larger
+  // limit starts its own, which takes the key: the generation it superseded answers its request but is not stored.
+  const inflight = new Map<string, InFlight>();
   app.addHook('onRequest', app.authenticate);
 
   async function generate(
@@ -58,6 +65,7 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (ap
     language: string,
     mealType: string | null,
     count: number,
+    superseded: () => boolean,
   ): Promise<RecommendationSet> {
     const day = time.today;
     const ctx = await planningContext(app, userId, language, day, time);
@@ -78,6 +86,7 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (ap
         return { recipe_id: s.recipeId, title: r.title, reason: r.reason, uses_products: [...used] };
       });
       const set = { items, model, asked: count };
+      if (superseded()) return { ...set, generated_at: new Date() };
       const generated_at = await recommendationSetRepository(tx).put(userId, day, language, mealType ?? '', set);
       return { ...set, generated_at };
     });
@@ -119,12 +128,20 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (ap
       // costs nothing (the model answering 1 of 3 recipes made every read of 3 generate anew).
       if (!set || set.asked < limit) {
         let pending = inflight.get(key);
-        if (!pending) {
+        if (!pending || pending.asked < limit) {
           app.spendModelBudget(request);
-          pending = generate(userId, time, request.language, meal_type, limit).finally(() => inflight.delete(key));
-          inflight.set(key, pending);
+          let mine: InFlight;
+          const superseded = () => inflight.get(key) !== mine;
+          mine = {
+            asked: limit,
+            set: generate(userId, time, request.language, meal_type, limit, superseded).finally(() => {
+              if (!superseded()) inflight.delete(key);
+            }),
+          };
+          inflight.set(key, mine);
+          pending = mine;
         }
-        set = await pending;
+        set = await pending.set;
       }
       const items = [];
       for (const item of set.items.slice(0, limit)) {
