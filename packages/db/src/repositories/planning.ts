@@ -88,31 +88,3 @@ export interface CachedRecommendation {
   reason: string;
   uses_products: string[];
 }
-
-export function recommendationRepository(sql: Queryable) {
-  return {
-    async get(userId: string, day: string, language: string, mealType: string) {
-      const [row] = await sql<{ items: CachedRecommendation[]; model: string | null; generated_at: Date }[]>`
-        SELECT items, model, generated_at FROM recommendation_sets
-        WHERE user_id = ${userId} AND day = ${day} AND language_code = ${language} AND meal_type = ${mealType}`;
-      return row ?? null;
-    },
-
-    async put(
-      userId: string,
-      day: string,
-      language: string,
-      mealType: string,
-      items: CachedRecommendation[],
-      model: string,
-    ) {
-      const [row] = await sql<{ generated_at: Date }[]>`
-        INSERT INTO recommendation_sets (user_id, day, language_code, meal_type, items, model)
-        VALUES (${userId}, ${day}, ${language}, ${mealType}, ${JSON.stringify(items)}::jsonb, ${model})
-        ON CONFLICT (user_id, day, language_code, meal_type)
-          DO UPDATE SET items = excluded.items, model = excluded.model, generated_at = now()
-        RETURNING generated_at`;
-      return row!.generated_at;
-    },
-  };
-}
