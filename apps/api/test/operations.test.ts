@@ -1,5 +1,10 @@
 import t from 'tap';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import http from 'node:http';
+import postgres from 'postgres';
+import { migrationsFolder } from '@nutrition/db';
 import { createTestDatabase } from '@nutrition/db/testing';
 import { as, assertError, buildTestApp, login } from './helpers.ts';
 import { api, fakeJpeg, imageJson, loginOver, startService } from './processes.ts';
@@ -132,3 +137,48 @@ t.test(
     t.match(server.output(), /shutting down/);
   },
 );
+
+/** Runs `node src/migrate.ts <command>` as the compose service and the Kubernetes Job do: its exit code and output. */
+function runSetup(url: string, command: string) {
+  return new Promise<{ code: number | null; output: string }>((resolve) => {
+    const child = spawn(process.execPath, ['src/migrate.ts', command], {
+      cwd: new URL('..', import.meta.url),
+      env: { ...process.env, DATABASE_URL: url },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.on('exit', (code) => resolve({ code, output }));
+  });
+}
+
+t.test('setups started at once on an empty database all succeed, and migrate it once', async (t) => {
+  const adminUrl = process.env.TEST_DATABASE_ADMIN_URL!;
+  const name = `setup_${randomBytes(5).toString('hex')}`;
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  t.teardown(async () => {
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  });
+  const url = adminUrl.replace(/\/[^/]*$/, `/${name}`);
+  // Three at once, as replicas of a migration Job or a compose service restarted while the first still runs: without
+  // the setup lock all but one exited 1 (`duplicate key value violates unique constraint "pg_type_typname_nsp_index"`).
+  const runs = await Promise.all([runSetup(url, 'setup'), runSetup(url, 'setup'), runSetup(url, 'migrate')]);
+  for (const [i, run] of runs.entries()) t.equal(run.code, 0, `setup ${i} exits 0`, { output: run.output });
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  t.teardown(() => sql.end());
+  const [applied] = await sql`SELECT count(*)::int AS n FROM drizzle.__drizzle_migrations`;
+  const files = readdirSync(migrationsFolder).filter((f) => f.endsWith('.sql'));
+  t.equal(applied!.n, files.length, 'each migration recorded once');
+  const [queues] = await sql`SELECT count(*)::int AS n FROM pgboss.queue`;
+  t.equal(queues!.n, 6, 'the paid, free and dead-letter queues of both kinds');
+  const template = await createTestDatabase();
+  t.teardown(template.drop);
+  const seeded = postgres(template.url, { max: 1, onnotice: () => {} });
+  const count = (db: postgres.Sql) => db`SELECT (SELECT count(*) FROM products) + (SELECT count(*) FROM dishes) AS n`;
+  const [[ours], [expected]] = await Promise.all([count(sql), count(seeded)]);
+  await seeded.end();
+  t.equal(ours!.n, expected!.n, 'the catalog seeded once, as in a database set up alone');
+});

@@ -9,7 +9,7 @@ export {
   type Transaction,
 } from './client.ts';
 export { violatedForeignKey, violatedUnique } from './errors.ts';
-export { migrate, migrationsFolder } from './migrate.ts';
+export { migrate, migrationsFolder, withSetupLock } from './migrate.ts';
 export { startEmbeddedPostgres, freePort, type EmbeddedServer } from './embedded.ts';
 export { openDatabaseTarget, LOCAL_DATA_DIR } from './local.ts';
 export * as schema from './schema/index.ts';
