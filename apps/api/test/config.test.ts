@@ -1,5 +1,7 @@
 import t from 'tap';
+import { workerSettings } from '@nutrition/worker';
 import { ConfigError, DEV_JWT_SECRET, loadConfig } from '../src/config.ts';
+import { runUntilReady } from './processes.ts';
 
 const base = { DATABASE_URL: 'postgres://localhost/x' };
 
@@ -20,6 +22,45 @@ t.test('each wrong variable is named', async (t) => {
   t.ok(err instanceof ConfigError);
   const text = err.problems.join('\n');
   for (const name of ['DATABASE_URL', 'PORT', 'LOG_LEVEL', 'JWT_SECRET']) t.match(text, name);
+});
+
+t.test('a number variable is a whole number, all of it, or refused by name: never converted', async (t) => {
+  // What the loader used to turn quietly into another number: spaces into 0 (PORT and HEALTH_PORT 0 listen on a random
+  // port, a cache of 0 MB is off), 2.9 into 2, true into 1; and notations an operator would not expect to work.
+  const refused = ['  ', '2.9', '1.5', 'true', '3e3', '0x10', '3000ms', '1_000', '99999999999999999999'];
+  const apiNumbers = ['PORT', 'DATABASE_POOL_SIZE', 'UPLOAD_CONCURRENCY', 'RATE_LIMIT_PER_MINUTE', 'DIARY_CACHE_MB'];
+  for (const name of [...apiNumbers, 'SEARCH_CACHE_MB', 'MODEL_TIMEOUT_MS', 'SHUTDOWN_TIMEOUT_MS'])
+    for (const value of refused) {
+      const err = t.throws(() => loadConfig({ ...base, [name]: value }), `${name}=${JSON.stringify(value)}`);
+      t.match((err as ConfigError).problems, [new RegExp(`^${name}: `)], `${name}=${JSON.stringify(value)} named`);
+    }
+  for (const name of ['WORKER_CONCURRENCY', 'HEALTH_PORT', 'IMAGE_RETENTION_DAYS', 'QUEUE_SUPERVISE_SECONDS'])
+    for (const value of refused)
+      t.throws(() => workerSettings({ ...base, [name]: value }), new RegExp(`${name}: `), `${name}=${value}`);
+  t.throws(() => loadConfig({ ...base, PORT: ' ' }), /PORT: is only spaces: leave it empty or unset for the default/);
+  t.throws(() => loadConfig({ ...base, PORT: '2.9' }), /PORT: "2.9" is not a whole number \(API port\)/);
+  // What is a number stays one: spaces around it (a hand-edited env file) and a sign; empty is unset.
+  t.equal(loadConfig({ ...base, PORT: ' 8080 ' }).PORT, 8080);
+  t.equal(loadConfig({ ...base, DIARY_CACHE_MB: '0' }).DIARY_CACHE_MB, 0, 'the cache can still be turned off');
+  t.equal(loadConfig({ ...base, DIARY_CACHE_MB: '' }).DIARY_CACHE_MB, 32, 'empty: the default');
+  t.equal(workerSettings({ ...base, WORKER_CONCURRENCY: '+3' }).WORKER_CONCURRENCY, 3);
+  t.equal(workerSettings({ ...base, HEALTH_PORT: '' }).HEALTH_PORT, 0);
+});
+
+t.test('a wrong PORT or HEALTH_PORT stops the process, named, instead of a random port', async (t) => {
+  // No database is reached: the configuration is checked first.
+  const env = { DATABASE_URL: 'postgres://127.0.0.1:1/none', HOST: '127.0.0.1' };
+  const [apiRun, workerRun] = await Promise.all([
+    runUntilReady('api', { ...env, PORT: ' ' }),
+    runUntilReady('dish-worker', { ...env, HEALTH_PORT: '2.9' }),
+  ]);
+  t.notOk(apiRun.ready, 'the API does not listen');
+  t.equal(apiRun.code, 1);
+  t.match(apiRun.output, /PORT: is only spaces/);
+  t.notOk(workerRun.ready, 'the worker does not start');
+  t.equal(workerRun.code, 1);
+  t.match(workerRun.output, /HEALTH_PORT: "2.9" is not a whole number/);
+  t.notMatch(workerRun.output, /\n\s+at /, 'the message alone, no stack trace');
 });
 
 t.test('production refuses the development secret and the noop verifier', async (t) => {

@@ -56,6 +56,35 @@ export async function startService(
   return { child, url: `http://127.0.0.1:${port}`, output: () => output };
 }
 
+/**
+ * Runs an app of the workspace until it is ready (then it is killed) or exits by itself, for the checks of a process
+ * that must refuse to start: its exit code (null when it got ready) and everything it printed.
+ */
+export function runUntilReady(app: 'api' | 'dish-worker' | 'product-worker', env: Record<string, string>) {
+  return new Promise<{ code: number | null; ready: boolean; output: string }>((resolve) => {
+    const child = spawn(process.execPath, [`${root}apps/${app}/src/main.ts`], {
+      env: { ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    let ready = false;
+    const onData = (d: Buffer) => {
+      output += d;
+      if (!ready && /Server listening|worker ready/.test(output)) {
+        ready = true;
+        child.kill('SIGKILL');
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code: ready ? null : code, ready, output });
+    });
+  });
+}
+
 export interface SseEvent {
   event: string;
   id: string;

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { MODEL_SETTINGS, modelProblems } from '@nutrition/ai';
-import { defaultHost, loadSettings } from '@nutrition/domain';
+import { ConfigError, defaultHost, loadSettings } from '@nutrition/domain';
 import { Type, type Static } from 'typebox';
 import { createDatabase, databaseAnswers, type Sql } from '@nutrition/db';
 import { recognitionRepository } from '@nutrition/db/repositories';
@@ -64,6 +64,17 @@ export function workerSettings(env: Record<string, string | undefined> = process
   return { ...settings, HOST: defaultHost(settings.NODE_ENV, settings.HOST) };
 }
 
+/** The settings, or the process ends with the problems named and no stack trace (as the API's main does). */
+function settingsOrExit(): WorkerSettings {
+  try {
+    return workerSettings();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    console.error(err.message);
+    process.exit(1);
+  }
+}
+
 export type JobHandler = (data: RecognitionJobData, signal: AbortSignal) => Promise<JobOutcome>;
 
 /**
@@ -74,7 +85,7 @@ export type JobHandler = (data: RecognitionJobData, signal: AbortSignal) => Prom
 export async function runWorker(
   kind: RecognitionKind,
   makeHandler: (sql: Sql, log: pino.Logger, settings: WorkerSettings) => JobHandler,
-  settings = workerSettings(),
+  settings = settingsOrExit(),
 ) {
   const log = pino({ name: `${kind}-worker`, level: settings.LOG_LEVEL });
   // A stray rejection (a metrics read, a timer's query during a database outage) is logged; it must not end a worker
