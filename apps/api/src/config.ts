@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { MODEL_SETTINGS, modelProblems } from '@nutrition/ai';
-import { ConfigError, defaultHost, loadSettings } from '@nutrition/domain';
+import { ConfigError, connectionProblems, defaultHost, loadSettings } from '@nutrition/domain';
 
 /** The development JWT secret: fine on a laptop, refused when NODE_ENV=production. */
 export const DEV_JWT_SECRET = 'development-only-secret-change-me-0000000000';
@@ -157,7 +157,7 @@ export { ConfigError };
 
 /** The API's own checks across variables: the production rules and what each identity provider needs. */
 function apiRules(config: Config): string[] {
-  const problems: string[] = [];
+  const problems = connectionProblems(config);
   if (config.NODE_ENV === 'production') {
     if (config.JWT_SECRET === DEV_JWT_SECRET) problems.push('JWT_SECRET: set a real secret in production');
     if (config.AUTH_VERIFIER === 'noop') problems.push('AUTH_VERIFIER: noop is for local development only');

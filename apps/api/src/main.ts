@@ -1,3 +1,4 @@
+import { listenProblem } from '@nutrition/domain';
 import { buildApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 
@@ -17,7 +18,15 @@ const app = await buildApp(config);
 // outage test). Such a rejection is logged: the requests it belonged to were already answered 503, and ending the
 // process would turn a database blip into a restart of every pod.
 process.on('unhandledRejection', (err) => app.log.error({ err }, 'unhandled rejection'));
-await app.listen({ host: config.HOST, port: config.PORT });
+try {
+  await app.listen({ host: config.HOST, port: config.PORT });
+} catch (err) {
+  // A port in use or privileged, a HOST that does not resolve: one line naming the variable, not a stack trace.
+  const problem = listenProblem(err, { host: config.HOST, port: config.PORT, portVariable: 'PORT' });
+  if (!problem) throw err;
+  console.error(`cannot listen: ${problem}`);
+  process.exit(1);
+}
 
 /**
  * SIGTERM/SIGINT: readiness fails at once, the server stops accepting connections, open SSE streams are told to

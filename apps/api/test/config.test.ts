@@ -1,4 +1,7 @@
 import t from 'tap';
+import net from 'node:net';
+import { freePort } from '@nutrition/db';
+import { createTestDatabase } from '@nutrition/db/testing';
 import { workerSettings } from '@nutrition/worker';
 import { ConfigError, DEV_JWT_SECRET, loadConfig } from '../src/config.ts';
 import { runUntilReady } from './processes.ts';
@@ -61,6 +64,45 @@ t.test('a wrong PORT or HEALTH_PORT stops the process, named, instead of a rando
   t.equal(workerRun.code, 1);
   t.match(workerRun.output, /HEALTH_PORT: "2.9" is not a whole number/);
   t.notMatch(workerRun.output, /\n\s+at /, 'the message alone, no stack trace');
+});
+
+t.test('HOST and DATABASE_URL are checked at start, in the API and the workers', async (t) => {
+  for (const load of [loadConfig, workerSettings]) {
+    // HOST=" " used to pass and end the API at listen with getaddrinfo ENOTFOUND's stack trace.
+    t.throws(() => load({ ...base, HOST: ' ' }), /HOST: is only spaces/);
+    t.throws(() => load({ ...base, HOST: 'api host' }), /HOST: "api host" is not a host name or an address/);
+    for (const host of ['0.0.0.0', '::', 'localhost', 'api.internal'])
+      t.equal(load({ ...base, HOST: host }).HOST, host);
+    // These passed the check and failed only at the first query.
+    for (const url of [' ', 'localhost:5432/db', 'http://db/x', 'db.internal'])
+      t.throws(() => load({ DATABASE_URL: url }), /DATABASE_URL: /, `DATABASE_URL=${JSON.stringify(url)}`);
+    const err = t.throws(() => load({ DATABASE_URL: 'mysql://app:s3cret@db/x' })) as ConfigError;
+    t.notMatch(err.message, /s3cret/, 'the password in a wrong URL is not printed');
+    t.ok(load({ DATABASE_URL: 'postgresql://app:s3cret@db:5432/x?sslmode=require' }));
+  }
+});
+
+t.test('an address the API or a worker cannot listen on ends it with one line naming the variable', async (t) => {
+  const db = await createTestDatabase();
+  t.teardown(db.drop);
+  const taken = net.createServer();
+  const port = await freePort();
+  await new Promise<void>((resolve) => taken.listen(port, '127.0.0.1', resolve));
+  t.teardown(() => taken.close());
+  const env = { DATABASE_URL: db.url, HOST: '127.0.0.1' };
+  const [inUse, unknownHost, workerInUse] = await Promise.all([
+    runUntilReady('api', { ...env, PORT: String(port) }),
+    runUntilReady('api', { ...env, HOST: 'no-such-host.invalid' }),
+    runUntilReady('dish-worker', { ...env, HEALTH_PORT: String(port) }),
+  ]);
+  // Each ended with an uncaught error's stack trace before (EADDRINUSE, getaddrinfo ENOTFOUND).
+  t.equal(inUse.code, 1);
+  t.match(inUse.output, `cannot listen: PORT: port ${port} on 127.0.0.1 is in use by another process`);
+  t.equal(unknownHost.code, 1);
+  t.match(unknownHost.output, 'cannot listen: HOST: no-such-host.invalid does not resolve to an address');
+  t.equal(workerInUse.code, 1);
+  t.match(workerInUse.output, `cannot listen: HEALTH_PORT: port ${port} on 127.0.0.1 is in use by another process`);
+  for (const run of [inUse, unknownHost, workerInUse]) t.notMatch(run.output, /\n\s+at /, 'no stack trace');
 });
 
 t.test('production refuses the development secret and the noop verifier', async (t) => {

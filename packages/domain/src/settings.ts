@@ -74,3 +74,47 @@ export function loadSettings<S extends TObject>(
 /** Outside production a process listens on this machine only, unless HOST says otherwise. */
 export const defaultHost = (nodeEnv: string, host: string) =>
   host || (nodeEnv === 'production' ? '0.0.0.0' : '127.0.0.1');
+
+/** A host name or an address to listen on: `0.0.0.0`, `::`, `localhost`, `api.internal`; no spaces nor brackets. */
+const HOST_NAME = /^[A-Za-z0-9._%:-]+$/;
+
+/**
+ * HOST and DATABASE_URL, which every process has, checked before they are used: a HOST of no host name's shape ended
+ * the API with getaddrinfo's stack trace at listen, and a DATABASE_URL that is no URL failed only at the first query.
+ * The URL is never echoed: it may hold a password.
+ */
+export function connectionProblems(settings: { HOST: string; DATABASE_URL: string }): string[] {
+  const problems: string[] = [];
+  if (settings.HOST && !HOST_NAME.test(settings.HOST))
+    problems.push(`HOST: ${JSON.stringify(settings.HOST)} is not a host name or an address`);
+  const url = URL.canParse(settings.DATABASE_URL) ? new URL(settings.DATABASE_URL) : null;
+  if (!url || !['postgres:', 'postgresql:'].includes(url.protocol))
+    problems.push('DATABASE_URL: not a postgres:// or postgresql:// URL (PostgreSQL 18 connection string)');
+  return problems;
+}
+
+/**
+ * The one line a process prints when it cannot listen, naming the variable to change, instead of the error's stack
+ * trace; undefined for an error that is not about the address.
+ */
+export function listenProblem(
+  error: unknown,
+  where: { host: string; port: number; portVariable: 'PORT' | 'HEALTH_PORT' },
+): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  const { host, port, portVariable } = where;
+  switch (code) {
+    case 'EADDRINUSE':
+      return `${portVariable}: port ${port} on ${host} is in use by another process`;
+    case 'EACCES':
+      return `${portVariable}: port ${port} on ${host} needs privileges this process does not have`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_NONAME':
+      return `HOST: ${host} does not resolve to an address`;
+    case 'EADDRNOTAVAIL':
+      return `HOST: ${host} is not an address of this machine`;
+    default:
+      return undefined;
+  }
+}

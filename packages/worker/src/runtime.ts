@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { MODEL_SETTINGS, modelProblems } from '@nutrition/ai';
-import { ConfigError, defaultHost, loadSettings } from '@nutrition/domain';
+import { ConfigError, connectionProblems, defaultHost, listenProblem, loadSettings } from '@nutrition/domain';
 import { Type, type Static } from 'typebox';
 import { createDatabase, databaseAnswers, type Sql } from '@nutrition/db';
 import { recognitionRepository } from '@nutrition/db/repositories';
@@ -60,7 +60,7 @@ export type WorkerSettings = Static<typeof WorkerSettingsSchema>;
 
 /** Worker settings from the environment, each wrong variable named (the API's loader and error format). */
 export function workerSettings(env: Record<string, string | undefined> = process.env): WorkerSettings {
-  const settings = loadSettings(WorkerSettingsSchema, env, modelProblems);
+  const settings = loadSettings(WorkerSettingsSchema, env, (s) => [...connectionProblems(s), ...modelProblems(s)]);
   return { ...settings, HOST: defaultHost(settings.NODE_ENV, settings.HOST) };
 }
 
@@ -180,14 +180,9 @@ export async function runWorker(
       if (!res.headersSent) answer(res, 500, 'application/json', JSON.stringify({ status: 'error' }));
     });
   });
-  await new Promise<void>((resolve) => health.listen(settings.HEALTH_PORT, settings.HOST, resolve));
-  log.info(
-    { port: (health.address() as AddressInfo).port, concurrency: settings.WORKER_CONCURRENCY },
-    `${kind} worker ready`,
-  );
 
   let stopping: Promise<void> | null = null;
-  const stop = (signal: string) =>
+  const stop = (signal: string, exitCode = 0) =>
     (stopping ??= (async () => {
       log.info({ signal }, 'stopping: finishing the jobs in hand');
       draining = true;
@@ -199,9 +194,29 @@ export async function runWorker(
       health.close();
       await close();
       log.info('stopped');
-      process.exit(0);
+      process.exit(exitCode);
     })());
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
+
+  // A HEALTH_PORT in use or privileged, a HOST that does not resolve: one line naming the variable (the server's
+  // 'error' event had no listener, so the worker died of an uncaught exception's stack trace), then the worker stops as
+  // at SIGTERM, finishing any job the loop took meanwhile, and exits 1.
+  const failed = await new Promise<Error | null>((resolve) => {
+    health.once('error', resolve);
+    health.listen(settings.HEALTH_PORT, settings.HOST, () => {
+      health.off('error', resolve);
+      resolve(null);
+    });
+  });
+  if (failed) {
+    const where = { host: settings.HOST, port: settings.HEALTH_PORT, portVariable: 'HEALTH_PORT' as const };
+    console.error(`cannot listen: ${listenProblem(failed, where) ?? failed.message}`);
+    await stop('health server not listening', 1);
+  }
+  log.info(
+    { port: (health.address() as AddressInfo).port, concurrency: settings.WORKER_CONCURRENCY },
+    `${kind} worker ready`,
+  );
   return { stop };
 }
