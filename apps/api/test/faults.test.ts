@@ -5,6 +5,16 @@ import { addDays, todayUtc, weekStart } from '@nutrition/domain';
 import { api, fakeJpeg, imageJson, loginOver, readStream, startService, ownPostgres } from './processes.ts';
 import { fakeOpenAi, sampleRecipe } from '../../../packages/ai/test/fake-openai.ts';
 
+/** The API's listen_connection_up once it reads `want`, or what it read last after `ms`. */
+async function listenUp(url: string, want: string, ms: number) {
+  const started = Date.now();
+  for (;;) {
+    const value = /^listen_connection_up (\S+)$/m.exec(await (await fetch(`${url}/metrics`)).text())?.[1];
+    if (value === want || Date.now() - started > ms) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 t.test('PostgreSQL stopped and restarted under the running API: 503s, then everything recovers', async (t) => {
   const pg = await ownPostgres(t, 'fault');
   const url = pg.url;
@@ -16,8 +26,11 @@ t.test('PostgreSQL stopped and restarted under the running API: 503s, then every
   const job = await api(server.url, token, 'POST', '/ai/recognize-dish', { image: imageJson(fakeJpeg(1)) });
   const stream = readStream(`${server.url}/ai/jobs/${job.body.job_id}/stream`, token, 90_000);
   await new Promise((r) => setTimeout(r, 300));
+  t.equal(await listenUp(server.url, '1', 0), '1', 'listen_connection_up: 1 while the database runs');
 
   await pg.stop();
+  // The README's alert on 0 never fired: the gauge stayed 1 through the whole outage.
+  t.equal(await listenUp(server.url, '0', 3000), '0', 'listen_connection_up: 0 once the LISTEN connection is lost');
   const health = await api(server.url, null, 'GET', '/health');
   t.equal(health.status, 503, 'health says the database is down');
   t.match(health.body, { db: 'down' });
@@ -38,6 +51,8 @@ t.test('PostgreSQL stopped and restarted under the running API: 503s, then every
     `the worker process is still running${worker.child.exitCode === null ? '' : `:\n${worker.output()}`}`,
   );
 
+  t.equal(await listenUp(server.url, '0', 0), '0', 'and stays 0 while the database is down');
+
   await pg.start();
   let recovered = 0;
   for (let i = 0; i < 100 && recovered !== 200; i++) {
@@ -55,9 +70,9 @@ t.test('PostgreSQL stopped and restarted under the running API: 503s, then every
   t.equal((await fetch(`${worker.url}/metrics`)).status, 200);
 
   // The LISTEN connection reconnects on its own; a status change after that reaches the open stream.
+  t.equal(await listenUp(server.url, '1', 10_000), '1', 'listen_connection_up: 1 again once LISTEN is made again');
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   t.teardown(() => sql.end());
-  await new Promise((r) => setTimeout(r, 2000));
   await sql`UPDATE dish_recognition_jobs SET status = 'failed', error = '{"code":"test","message":"test"}' WHERE id =
     ${job.body.job_id}`;
   const events = (await stream).events;
