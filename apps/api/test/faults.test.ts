@@ -79,6 +79,53 @@ t.test('PostgreSQL stopped and restarted under the running API: 503s, then every
   t.equal(events.at(-1)?.data.status, 'failed', 'the SSE stream resumed after the LISTEN reconnect');
 });
 
+t.test("a lock on the queue table: a worker's /metrics answers 503 within its bound and leaves nothing", async (t) => {
+  const db = await createTestDatabase();
+  const sql = postgres(db.url, { max: 2, onnotice: () => {} });
+  let release = () => {};
+  t.teardown(async () => {
+    release();
+    await sql.end();
+    await db.drop();
+  });
+  const worker = await startService(t, 'dish-worker', { DATABASE_URL: db.url });
+  /** A scrape, given up after 6 s (status 0), as Prometheus gives up on its scrape timeout. */
+  const scrape = async () => {
+    const started = Date.now();
+    try {
+      const res = await fetch(`${worker.url}/metrics`, { signal: AbortSignal.timeout(6000) });
+      return { status: res.status, body: await res.text(), ms: Date.now() - started };
+    } catch {
+      return { status: 0, body: '', ms: Date.now() - started };
+    }
+  };
+  t.match((await scrape()).body, /recognition_queue_depth\{queue="dish-recognition-free"\} 0/, 'the depth, before');
+  // As VACUUM FULL, REINDEX or a pg-boss migration hold it: the depth's count waits for the lock.
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const locked = sql.begin(async (tx) => {
+    await tx`LOCK TABLE pgboss.job IN ACCESS EXCLUSIVE MODE`;
+    await released;
+  });
+  await new Promise((r) => setTimeout(r, 200));
+  const during = await Promise.all([scrape(), scrape()]);
+  for (const { status, ms } of during) {
+    // It waited as long as the lock was held: here until the test lets go, for minutes in a VACUUM FULL.
+    t.equal(status, 503, 'answered as while the database is down');
+    t.ok(ms < 3500, `within the 2 s bound: ${ms} ms`);
+  }
+  t.equal((await fetch(`${worker.url}/health/live`)).status, 200, 'the worker lives on');
+  // The counts were cancelled, not left waiting on the lock: one per scrape would pile up.
+  const waiting = await sql`SELECT count(*)::int AS n FROM pg_stat_activity
+    WHERE datname = current_database() AND state = 'active' AND wait_event_type = 'Lock'
+      AND query LIKE '%count(*)::int AS n FROM "pgboss".job%'`;
+  t.equal(waiting[0]!.n, 0, 'no depth statement left waiting');
+  release();
+  await locked;
+  const after = await scrape();
+  t.equal(after.status, 200, 'the depth again once the lock is gone');
+  t.match(after.body, /recognition_queue_depth/);
+});
+
 t.test('the server killed in the middle of a week-menu generation leaves the previous menu intact', async (t) => {
   const db = await createTestDatabase();
   t.teardown(db.drop);
