@@ -449,7 +449,7 @@ t.test('dates mode on a day its kept meals already filled: the new meal is half 
   ]);
 });
 
-t.test('a menu answer that leaves slots out: asked again for them, else 502 with nothing written', async (t) => {
+t.test('a menu answer that leaves slots out: asked again for them, 502 only when no slot is answered', async (t) => {
   const week = addDays(mondayOf(todayUtc()), 7);
   const days = (from: string, count: number) =>
     Array.from({ length: count }, (_, i) => ({
@@ -499,6 +499,57 @@ t.test('a menu answer that leaves slots out: asked again for them, else 502 with
   t.same((await a({ method: 'GET', url: `/menu?week_start=${week}` })).json(), before, 'the menu as it was');
   const saved = await second.sql`SELECT count(*)::int AS n FROM recipes WHERE source = 'menu'`;
   t.equal(saved[0]!.n, 0, 'no recipes saved');
+
+  // Monday, then (slowly) nothing usable: both calls share MODEL_TIMEOUT_MS, and Monday is kept. The second call had
+  // a deadline of its own, so the request took about twice the setting (up to 200 s by default).
+  const slow = await fakeOpenAi([
+    { delayMs: 600, content: JSON.stringify({ days: days(week, 1) }) },
+    { delayMs: 600, content: 'not JSON' },
+  ]);
+  t.teardown(slow.close);
+  const third = await buildTestApp(t, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: slow.baseUrl, MODEL_TIMEOUT_MS: '1000' });
+  const started = Date.now();
+  const partial = await generate(as(third.app, await login(third.app, 'slow-week')));
+  const elapsed = Date.now() - started;
+  t.ok(elapsed < 1500, `answered after ${elapsed} ms (MODEL_TIMEOUT_MS 1000), ${slow.requests.length} model calls`);
+  t.equal(partial.statusCode, 200);
+  t.same(
+    partial.json().days.map((d: { items: unknown[] }) => d.items.length),
+    [3, 0, 0, 0, 0, 0, 0],
+    'the slots answered are planned, the rest left as they were',
+  );
+});
+
+// A vegan with coeliac disease on the offline model: no catalog breakfast is free of eggs, dairy and gluten, so the
+// model leaves the breakfasts out. The lunches and dinners are still planned (a 502 for the whole week was wrong).
+t.test('a menu for strict exclusions: the slots a dish fits are planned, the others left empty', async (t) => {
+  const { app } = await buildTestApp(t);
+  const a = as(app, await login(app, 'strict-eater'));
+  const profile = await a({
+    method: 'PUT',
+    url: '/profile',
+    payload: {
+      sex: 'female',
+      weight_kg: 60,
+      height_cm: 165,
+      date_of_birth: '1992-03-03',
+      activity_level: 'moderate',
+      goal: 'maintain',
+      preferences: { excluded_tags: ['contains_eggs', 'contains_dairy', 'contains_gluten'] },
+    },
+  });
+  t.equal(profile.statusCode, 200);
+  const week = addDays(mondayOf(todayUtc()), 7);
+  const res = await a({ method: 'POST', url: '/ai/generate-menu', payload: { week_start: week } });
+  t.equal(res.statusCode, 200);
+  const meals = res.json().days.flatMap((d: { items: { meal_type: string }[] }) => d.items.map((i) => i.meal_type));
+  t.ok(meals.includes('lunch') && meals.includes('dinner') && !meals.includes('breakfast'), meals.join(', '));
+  const dates = await a({
+    method: 'POST',
+    url: '/ai/generate-menu',
+    payload: { dates: [week], meal_types: ['breakfast', 'lunch'] },
+  });
+  t.equal(dates.statusCode, 200, 'dates mode too');
 });
 
 t.test('shopping list: recipes × servings, pantry subtracted, grouped, toggled, regenerated', async (t) => {

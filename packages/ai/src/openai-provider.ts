@@ -211,8 +211,8 @@ export function openAiProvider(config: OpenAiConfig): ModelProvider &
       );
       return { ...out, model: config.models.vision };
     },
-    async planMenu(input) {
-      const out = await complete<MenuOutput>('menu', 'menu', MenuOutput, menuPrompt(input), undefined, (o) =>
+    async planMenu(input, signal) {
+      const out = await complete<MenuOutput>('menu', 'menu', MenuOutput, menuPrompt(input), signal, (o) =>
         recipesProblem(
           o.days.flatMap((d) => d.meals),
           input.language,

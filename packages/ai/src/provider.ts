@@ -44,8 +44,10 @@ export interface ModelProvider {
   recommend(
     input: PlanningContext & { count: number; mealType: string | null },
   ): Promise<{ recipes: GeneratedRecipe[]; model: string }>;
+  /** `signal`: a deadline shared with the caller's other calls (one request's menu asks twice at most). */
   planMenu(
     input: PlanningContext & { slots: Slot[] },
+    signal?: AbortSignal,
   ): Promise<{ days: { date: string; meals: GeneratedRecipe[] }[]; model: string }>;
 }
 

@@ -586,7 +586,7 @@ export interface paths {
         put?: never;
         /**
          * Generate a menu: a whole week in one model call, or only the named slots
-         * @description Recipes are saved with source `menu`; servings of each generated day are scaled so that the day lands within ±10 % of the calorie target (what kept slots of that day already bring counts). All-or-nothing: the stored menu changes only once everything is generated and saved. Slots the model's answer leaves out are asked for once more; any still missing are 502 `model_unavailable`, nothing written.
+         * @description Recipes are saved with source `menu`; servings of each generated day are scaled so that the day lands within ±10 % of the calorie target (what kept slots of that day already bring counts). The stored menu changes only once the answer is generated and saved. Slots the model leaves out are asked for once more within the same MODEL_TIMEOUT_MS; an answer filling no asked slot is 502 `model_unavailable` with nothing written, and slots still left out keep what they had.
          */
         post: operations["generateMenu"];
         delete?: never;

@@ -31,17 +31,24 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
   };
 
   /**
-   * A recipe for every slot asked: what the model answered for other slots (another week, a meal type not asked for,
-   * a second recipe for a slot) is dropped, and the slots it left out are asked for once more, alone. Any still
-   * missing make the answer invalid model output (502 `model_unavailable`) before anything is written: a menu is
-   * never left partly generated behind a 200.
+   * Recipes for the slots asked: what the model answered for other slots (another week, a meal type not asked for, a
+   * second recipe for a slot) is dropped, and the slots it left out are asked for once more, alone, within the same
+   * deadline (`MODEL_TIMEOUT_MS` for both calls). An answer that fills no slot asked is invalid model output (502
+   * `model_unavailable`, nothing written); slots still left out after asking again (no dish the profile allows, a
+   * deadline run out) are not written, and the plan answered shows them as they were.
    */
   async function planSlots(ctx: PlanningContext, slots: Slot[]) {
     const wanted = new Map(slots.map((slot) => [`${slot.date}|${slot.meal_type}`, slot]));
     const generated: { date: string; recipe: GeneratedRecipe }[] = [];
+    const deadline = AbortSignal.timeout(config.MODEL_TIMEOUT_MS);
     let model = '';
     for (let ask = 0; ask < 2 && wanted.size > 0; ask++) {
-      const answer = await app.model.planMenu({ ...ctx, slots: [...wanted.values()] });
+      const answer = await app.model.planMenu({ ...ctx, slots: [...wanted.values()] }, deadline).catch((err) => {
+        // asking again only adds to a first answer: its failure keeps what that one gave
+        if (generated.length > 0) return null;
+        throw err;
+      });
+      if (!answer) break;
       model = answer.model;
       for (const day of answer.days) {
         for (const recipe of day.meals) {
@@ -49,8 +56,7 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
         }
       }
     }
-    if (wanted.size > 0)
-      throw new ModelOutputInvalid(`menu: ${wanted.size} of ${slots.length} slots unanswered after asking again`);
+    if (generated.length === 0) throw new ModelOutputInvalid(`menu: none of ${slots.length} slots answered`);
     return { generated, model };
   }
 
@@ -169,9 +175,9 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
         description:
           'Recipes are saved with source `menu`; servings of each generated day are scaled so that the day ' +
           'lands within ±10 % of the calorie target (what kept slots of that day already bring counts). ' +
-          'All-or-nothing: the stored menu changes only once everything is generated and saved. Slots the ' +
-          "model's answer leaves out are asked for once more; any still missing are 502 `model_unavailable`, " +
-          'nothing written.',
+          'The stored menu changes only once the answer is generated and saved. Slots the model leaves out are ' +
+          'asked for once more within the same MODEL_TIMEOUT_MS; an answer filling no asked slot is 502 ' +
+          '`model_unavailable` with nothing written, and slots still left out keep what they had.',
         body: GenerateMenu,
         response: { 200: Type.Union([Plan, Type.Object({ plans: Type.Array(Plan) })]), ...errors(400, 401, 429, 502) },
       },
@@ -274,7 +280,7 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
       const plans = await Promise.all(
         weeks.map(async (week) => present(week, await menus.plan(userId, week, request.language))),
       );
-      // Every slot was generated (planSlots): week mode wrote its week.
+      // At least one slot was generated (planSlots): week mode wrote its week.
       return datesMode ? { plans } : plans[0]!;
     },
   );
