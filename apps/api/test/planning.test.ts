@@ -264,6 +264,29 @@ t.test('two recommendation reads at once with different limits: each gets its li
   t.equal(server.requests.length, 2);
 });
 
+// A read of 1 generates; a read of 5 sent while it waits fails (the model is down for it). The set of 1 was not
+// stored: it counted as superseded once the failed generation had left, and the next read of 1 asked the model again.
+t.test('a generation overlapped by a larger one that fails is still kept', async (t) => {
+  const recipes = [sampleRecipe({ title: 'Гречка №1' })];
+  const server = await fakeOpenAi([
+    { delayMs: 800, content: JSON.stringify({ recipes }) },
+    { status: 500 },
+    { content: JSON.stringify({ recipes }) },
+  ]);
+  t.teardown(server.close);
+  const { app } = await buildTestApp(t, { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: server.baseUrl });
+  const a = as(app, await login(app, 'overlapped-fails'));
+  const read = (limit: number) =>
+    a({ method: 'GET', url: `/recommendations?limit=${limit}`, headers: { 'accept-language': 'ru' } });
+  const one = read(1);
+  await new Promise((r) => setTimeout(r, 200));
+  assertError(t, await read(5), 502, 'model_unavailable');
+  const first = (await one).json();
+  t.equal(first.items.length, 1, 'the read of 1 got its recipe');
+  t.same((await read(1)).json(), first, 'read again: the same set, from the cache');
+  t.equal(server.requests.length, 2, 'no model call for a limit already generated');
+});
+
 t.test(
   'menus: manual upsert keeps other slots; week mode fits every day; dates mode fills only its slots',
   async (t) => {

@@ -22,22 +22,28 @@ export function recommendationSetRepository(sql: Queryable) {
       return row ?? null;
     },
 
-    /** Stores the set in place of the one before; answers its generated_at. */
+    /**
+     * Stores the set in place of the one before, unless that one was made for a larger limit and `replace` is not
+     * asked (a refresh): answers its generated_at, or null when the stored set stays.
+     */
     async put(
       userId: string,
       day: string,
       language: string,
       mealType: string,
       set: { items: CachedRecommendation[]; model: string; asked: number },
-    ): Promise<Date> {
+      replace: boolean,
+    ): Promise<Date | null> {
       const [row] = await sql<{ generated_at: Date }[]>`
         INSERT INTO recommendation_sets (user_id, day, language_code, meal_type, items, model, asked)
         VALUES (${userId}, ${day}, ${language}, ${mealType}, ${JSON.stringify(set.items)}::jsonb, ${set.model},
                 ${set.asked})
         ON CONFLICT (user_id, day, language_code, meal_type)
           DO UPDATE SET items = excluded.items, model = excluded.model, asked = excluded.asked, generated_at = now()
+          WHERE ${replace}
+             OR excluded.asked >= COALESCE(recommendation_sets.asked, jsonb_array_length(recommendation_sets.items))
         RETURNING generated_at`;
-      return row!.generated_at;
+      return row?.generated_at ?? null;
     },
   };
 }

@@ -55,7 +55,7 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (ap
   const cache = recommendationSetRepository(app.sql);
   const catalog = catalogRepository(app.sql, app.searchSql);
   // Requests in this process for one set share its generation when it asked for at least their limit; a larger
-  // limit starts its own, which takes the key: the generation it superseded answers its request but is not stored.
+  // limit starts its own (and takes the key).
   const inflight = new Map<string, InFlight>();
   app.addHook('onRequest', app.authenticate);
 
@@ -65,7 +65,7 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (ap
     language: string,
     mealType: string | null,
     count: number,
-    superseded: () => boolean,
+    refresh: boolean,
   ): Promise<RecommendationSet> {
     const day = time.today;
     const ctx = await planningContext(app, userId, language, day, time);
@@ -85,10 +85,11 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (ap
         }
         return { recipe_id: s.recipeId, title: r.title, reason: r.reason, uses_products: [...used] };
       });
+      const sets = recommendationSetRepository(tx);
       const set = { items, model, asked: count };
-      if (superseded()) return { ...set, generated_at: new Date() };
-      const generated_at = await recommendationSetRepository(tx).put(userId, day, language, mealType ?? '', set);
-      return { ...set, generated_at };
+      const generated_at = await sets.put(userId, day, language, mealType ?? '', set, refresh);
+      // Not stored: a generation for a larger limit, run at the same time, stored its set first, and that one serves.
+      return generated_at ? { ...set, generated_at } : (await sets.get(userId, day, language, mealType ?? ''))!;
     });
   }
 
@@ -130,12 +131,10 @@ const recommendations: FastifyPluginAsyncTypebox<{ config: Config }> = async (ap
         let pending = inflight.get(key);
         if (!pending || pending.asked < limit) {
           app.spendModelBudget(request);
-          let mine: InFlight;
-          const superseded = () => inflight.get(key) !== mine;
-          mine = {
+          const mine: InFlight = {
             asked: limit,
-            set: generate(userId, time, request.language, meal_type, limit, superseded).finally(() => {
-              if (!superseded()) inflight.delete(key);
+            set: generate(userId, time, request.language, meal_type, limit, refresh).finally(() => {
+              if (inflight.get(key) === mine) inflight.delete(key);
             }),
           };
           inflight.set(key, mine);
