@@ -28,6 +28,7 @@ export function queryWords(q: string): string[] {
  */
 const COMPOUNDING_SCRIPT = '[\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uac00-\\ud7af\\uf900-\\ufaff]';
 const compounding = new RegExp(COMPOUNDING_SCRIPT, 'u');
+const someCompounding = (words: string[]) => words.some((w) => compounding.test(w));
 
 /**
  * The query's words that hold a symbol inside (`a%b`, `m&m`, `50%off`), trimmed of punctuation at their ends: a name
@@ -237,7 +238,7 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
     const shape = {
       words: words.length > 0,
       typed,
-      inside: words.some((w) => compounding.test(w)),
+      inside: someCompounding(words),
       fixed: typed && words.length === 1,
       literal: literal.length > 0,
       category: Boolean(s.category),
@@ -471,7 +472,7 @@ export function catalogRepository(sql: Queryable, searchSql: Queryable = sql, pr
       const contains = `%${escapeLike(text)}%`;
       const name = sql`fold_text(t.name)`;
       // every word inside the name: candidates of their own for Chinese, Japanese or Korean words
-      const inside = words.some((w) => compounding.test(w))
+      const inside = someCompounding(words)
         ? sql`OR NOT EXISTS (SELECT 1 FROM unnest(q.words) w WHERE strpos(${name}, w) = 0)`
         : sql``;
       return searchSql<(DishSummaryRow & { score: number })[]>`

@@ -81,10 +81,3 @@ export function generatedRecipeRepository(sql: Queryable) {
     },
   };
 }
-
-export interface CachedRecommendation {
-  recipe_id: string;
-  title: string;
-  reason: string;
-  uses_products: string[];
-}

@@ -1,5 +1,12 @@
 import type { Queryable } from '../client.ts';
-import type { CachedRecommendation } from './planning.ts';
+
+/** One recommended recipe as a set keeps it (the recipe itself is read again for each answer). */
+export interface CachedRecommendation {
+  recipe_id: string;
+  title: string;
+  reason: string;
+  uses_products: string[];
+}
 
 /** A day's recommendations for one language and meal type, and how many recipes the model was asked for. */
 export interface RecommendationSet {
