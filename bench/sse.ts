@@ -14,6 +14,9 @@ async function measure(
 ) {
   const before = rssKiB(server.child.pid!);
   const client = spawn(process.execPath, [`${root}bench/sse-client.ts`], { stdio: ['pipe', 'pipe', 'inherit'] });
+  // Listened for from the start: the client can exit (every stream has its event) before the burst's last commit
+  // returns, and a listener added after that waited forever (a CI run's quick bench hung here for 90 minutes).
+  const exited = new Promise((r) => client.on('exit', r));
   client.stdin.end(JSON.stringify({ url, token, ids }));
   let out = '';
   client.stdout.on('data', (d) => (out += d));
@@ -37,7 +40,7 @@ async function measure(
     }),
   );
   const burstMs = Date.now() - started;
-  await new Promise((r) => client.on('exit', r));
+  await exited;
   const { second } = JSON.parse(out.trim().split('\n').at(-1)!) as { second: Record<string, number> };
   return { perStreamKiB, burstMs, delays: ids.map((id) => second[id]! - sent[id]!) };
 }
