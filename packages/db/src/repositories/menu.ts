@@ -1,6 +1,7 @@
 import type { Queryable } from '../client.ts';
 import { MEAL_TYPES, type MealType } from '@nutrition/domain';
 import { lockOwner, visibleDish, visibleRecipe } from './ownership.ts';
+import { syncRepository } from './sync.ts';
 import { type NutrientGrams, SERVINGS_NUTRIENTS } from './nutrients.ts';
 
 export interface MenuItemRow extends NutrientGrams {
@@ -92,16 +93,20 @@ export function menuRepository(sql: Queryable) {
 
     /**
      * Upserts the named slots of a week, leaving every other slot as it is; `model` records a generation (slots
-     * planned by hand keep the model of the last one).
+     * planned by hand keep the model of the last one). Answers the slots' client ids that name items deleted since
+     * (their tombstones), and then writes nothing: such an id is not reused. In a transaction (it takes `lockMenus`,
+     * so the tombstones it reads are those of every deletion committed before it).
      */
-    async upsertSlots(userId: string, weekStart: string, slots: MenuSlotInput[], model?: string) {
+    async upsertSlots(userId: string, weekStart: string, slots: MenuSlotInput[], model?: string): Promise<string[]> {
       await lockMenus(sql, userId);
+      const deleted = await syncRepository(sql).deletedMenuItems(slots.flatMap((slot) => (slot.id ? [slot.id] : [])));
+      if (deleted.length > 0) return deleted;
       const [plan] = await sql<{ id: string }[]>`
         INSERT INTO menu_plans (user_id, week_start, model) VALUES (${userId}, ${weekStart}, ${model ?? null})
         ON CONFLICT (user_id, week_start)
           DO UPDATE SET updated_at = now(), model = COALESCE(excluded.model, menu_plans.model)
         RETURNING id`;
-      if (slots.length === 0) return;
+      if (slots.length === 0) return [];
       const rows = JSON.stringify(slots.map((slot) => ({ ...slot, id: slot.id ?? null })));
       const given = sql`jsonb_to_recordset(${rows}::jsonb)
         AS x(id uuid, date date, meal_type text, dish_id uuid, recipe_id uuid, servings numeric)`;
@@ -114,15 +119,10 @@ export function menuRepository(sql: Queryable) {
         FROM ${given}
         ON CONFLICT (menu_plan_id, date, meal_type)
           DO UPDATE SET dish_id = excluded.dish_id, recipe_id = excluded.recipe_id, servings = excluded.servings`;
+      return [];
     },
 
-    /**
-     * Takes the user's menus for the rest of the transaction (see `lockMenus`): before a write checks its client ids
-     * against the tombstones of deleted items.
-     */
-    lock: (userId: string) => lockMenus(sql, userId),
-
-    /** One slot of one of the user's menus; false when there is none. In a transaction (it takes `lock`). */
+    /** One slot of one of the user's menus; false when there is none. In a transaction (it takes `lockMenus`). */
     async deleteItem(userId: string, id: string): Promise<boolean> {
       await lockMenus(sql, userId);
       const rows = await sql`
@@ -130,7 +130,7 @@ export function menuRepository(sql: Queryable) {
       return rows.length > 0;
     },
 
-    /** In a transaction (it takes `lock`). */
+    /** In a transaction (it takes `lockMenus`). */
     async deleteWeek(userId: string, weekStart: string) {
       await lockMenus(sql, userId);
       await sql`DELETE FROM menu_plans WHERE user_id = ${userId} AND week_start = ${weekStart}`;

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ModelOutputInvalid, type GeneratedRecipe, type PlanningContext, type Slot } from '@nutrition/ai';
-import { menuRepository, syncRepository } from '@nutrition/db/repositories';
+import { menuRepository } from '@nutrition/db/repositories';
 import { present } from './present.ts';
 import {
   addDays,
@@ -104,7 +104,6 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
       await app
         .transaction(async (tx) => {
           const weekMenus = menuRepository(tx);
-          await weekMenus.lock(request.user.id);
           const slots = [];
           for (const item of items) {
             const ref = await weekMenus.resolve(request.user.id, item);
@@ -118,10 +117,8 @@ const menu: FastifyPluginAsyncTypebox<{ config: Config }> = async (app, { config
             });
           }
           // An id of an item deleted since (on another device) would bring it back: as for other client ids, 409.
-          const ids = slots.flatMap((slot) => (slot.id ? [slot.id] : []));
-          if ((await syncRepository(tx).deletedMenuItems(ids)).length > 0)
+          if ((await weekMenus.upsertSlots(request.user.id, week_start, slots)).length > 0)
             throw conflict('A menu item with this id was deleted; make a new id', 'id_conflict');
-          await weekMenus.upsertSlots(request.user.id, week_start, slots);
         })
         .catch((err: unknown) => {
           // A client-made id already naming another slot, or another user's item.
