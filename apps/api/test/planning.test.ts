@@ -551,15 +551,7 @@ t.test('a menu for strict exclusions: the slots a dish fits are planned, the oth
   const profile = await a({
     method: 'PUT',
     url: '/profile',
-    payload: {
-      sex: 'female',
-      weight_kg: 60,
-      height_cm: 165,
-      date_of_birth: '1992-03-03',
-      activity_level: 'moderate',
-      goal: 'maintain',
-      preferences: { excluded_tags: ['contains_eggs', 'contains_dairy', 'contains_gluten'] },
-    },
+    payload: { ...PROFILE, preferences: { excluded_tags: ['contains_eggs', 'contains_dairy', 'contains_gluten'] } },
   });
   t.equal(profile.statusCode, 200);
   const week = addDays(mondayOf(todayUtc()), 7);

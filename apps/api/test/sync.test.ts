@@ -280,18 +280,21 @@ t.test('client ids: parallel copies of a diary create that links a job all answe
   assertError(t, other, 409, 'job_already_linked');
 });
 
+/** PUT /menu with one item, lunch on the week's Monday, under the client-made `id`. */
+const putLunch = (a: ReturnType<typeof as>, week: string, id: string, dishId: string) =>
+  a({
+    method: 'PUT',
+    url: '/menu',
+    payload: { week_start: week, items: [{ id, date: week, meal_type: 'lunch', dish_id: dishId }] },
+  });
+
 t.test('PUT /menu: the id of an item deleted since is 409 id_conflict, not the item brought back', async (t) => {
   const { app, sql } = await buildTestApp(t);
   const a = as(app, await login(app, 'menu-offline'));
   const [borscht] = await sql`SELECT id FROM dishes WHERE code = 'borscht'`;
   const week = '2026-11-23';
   const id = crypto.randomUUID();
-  const put = () =>
-    a({
-      method: 'PUT',
-      url: '/menu',
-      payload: { week_start: week, items: [{ id, date: week, meal_type: 'lunch', dish_id: borscht!.id }] },
-    });
+  const put = () => putLunch(a, week, id, borscht!.id);
   t.equal((await put()).statusCode, 200);
   t.equal((await put()).statusCode, 200, 'sent again: the same item');
   t.equal((await a({ method: 'DELETE', url: `/menu/items/${id}` })).statusCode, 204, 'deleted on another device');
@@ -312,12 +315,7 @@ t.test('PUT /menu racing the deletion of an item or of its week: a deleted item 
   let back = 0;
   for (let i = 0; i < 120; i++) {
     const id = crypto.randomUUID();
-    const put = () =>
-      a({
-        method: 'PUT',
-        url: '/menu',
-        payload: { week_start: week, items: [{ id, date: week, meal_type: 'lunch', dish_id: borscht!.id }] },
-      });
+    const put = () => putLunch(a, week, id, borscht!.id);
     t.equal((await put()).statusCode, 200);
     const remove = () => a({ method: 'DELETE', url: i % 2 ? `/menu/items/${id}` : `/menu?week_start=${week}` });
     const [again, removed] = await Promise.all([put(), new Promise((r) => setTimeout(r, i % 3)).then(remove)]);
